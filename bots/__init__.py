@@ -1,0 +1,16 @@
+"""Bots that play Zioncheck: by name, for the simulator and the services."""
+import random
+
+from bots.base import Bot
+from bots.greedy import GreedyBot
+from bots.random_bot import RandomBot
+
+NAMES = ("greedy", "random")
+
+
+def make_bot(name: str, rng: random.Random) -> Bot:
+    if name == "greedy":
+        return GreedyBot()
+    if name == "random":
+        return RandomBot(rng)
+    raise ValueError(f"unknown bot {name!r} (choose from {', '.join(NAMES)})")

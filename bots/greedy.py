@@ -1,0 +1,56 @@
+"""The greedy bot: goes down at once, lays off, claims and swaps what helps, sheds points."""
+from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
+from bots.base import can_take, joker_swaps, related
+from bots.finder import find_contract, fitting_ends, lay_offs
+from domain.cards import JOKER, points
+from domain.state import GameState
+
+
+class GreedyBot:
+    name = "greedy"
+
+    def move(self, state: GameState, seat: int) -> Command:
+        hand = state.hands[seat]
+        if not state.drawn:
+            if can_take(state, seat) and self._wants(state, seat, state.top):
+                return TakeDiscard(seat=seat)
+            return DrawStock(seat=seat)
+        swaps = joker_swaps(state, seat)
+        if swaps:
+            return swaps[0]
+        if not state.down[seat]:
+            melds = find_contract(hand, state.hand)
+            if melds:
+                return GoDown(seat=seat, melds=melds)
+        elif len(hand) > 1:
+            for card, meld, end in lay_offs(state, seat):
+                return LayOff(seat=seat, target=(meld.owner, meld.index), card=card, end=end)
+        return Discard(seat=seat, card=self._shed(state, seat))
+
+    def out_of_turn(self, state: GameState, seat: int) -> list[Command]:
+        commands: list[Command] = joker_swaps(state, seat)[:1]
+        if state.window_open and self._wants(state, seat, state.top):
+            commands.append(ClaimDiscard(seat=seat))
+        return commands
+
+    def _wants(self, state: GameState, seat: int, card: str) -> bool:
+        if card == JOKER:
+            return True
+        if state.down[seat]:
+            return any(c == card for c, _, _ in lay_offs_for(state, card))
+        return related(card, state.hands[seat])
+
+    def _shed(self, state: GameState, seat: int) -> str:
+        """The most expensive card that helps least; jokers last (kept out of sets)."""
+        hand = list(state.hands[seat])
+        if state.down[seat]:
+            useful = {card for card, _, _ in lay_offs(state, seat)}
+        else:
+            useful = {c for i, c in enumerate(hand) if related(c, hand[:i] + hand[i + 1:])}
+        ranked = sorted(hand, key=lambda c: (c == JOKER, c in useful, -points(c), c))
+        return ranked[0]
+
+
+def lay_offs_for(state: GameState, card: str):
+    """Where a card not yet in hand would fit on the table."""
+    return [(card, meld, end) for meld in state.table for end in fitting_ends(meld, card)]

@@ -1,0 +1,102 @@
+"""Commands: what players and the dealer ask the table to do.
+
+The wire form is JSON with a `type` tag; the seven player commands are those of
+SCENARIOS.md. Cards travel as strings and are checked by the rules (R2), so a
+malformed card is a rejection (`bad_command`), not a decode error.
+"""
+from typing import Literal
+
+import msgspec
+
+End = Literal["low", "high"]
+
+
+class Command(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):
+    """Base of every command."""
+
+
+# --- the game's own lifecycle -------------------------------------------------
+
+class StartGame(Command, tag="start_game"):
+    """Opens a game. `decks` overrides R1's count; `dealer` is hand 1's dealer (R8)."""
+    game_id: str
+    players: int
+    dealer: int = 0
+    decks: int | None = None
+
+
+class Deal(Command, tag="deal"):
+    """The dealer's deal of one hand (R8): cards already dealt out from a shuffle.
+
+    `commitment` is the SHA-256 of the hand's secret seed, revealed after the hand.
+    """
+    hand: int
+    hands: list[list[str]]
+    stock: list[str]
+    discard: list[str] = []
+    commitment: str = ""
+
+
+class Reshuffle(Command, tag="reshuffle"):
+    """R16: the dealer's order for the discard pile below its top card.
+
+    `order[i]` is the pile index (bottom first) of the card that becomes the
+    i-th card of the new stock, top first.
+    """
+    hand: int
+    order: list[int]
+
+
+class RevealSeed(Command, tag="reveal_seed"):
+    """The dealer reveals a finished hand's seed, so anyone can check its deal."""
+    hand: int
+    seed: str
+
+
+# --- a seat's moves (SCENARIOS.md) -------------------------------------------------
+
+class DrawStock(Command, tag="draw_stock"):
+    """R9, R10: draw the top card of the stock."""
+    seat: int
+
+
+class TakeDiscard(Command, tag="take_discard"):
+    """R10: take the top discard as this turn's draw."""
+    seat: int
+
+
+class ClaimDiscard(Command, tag="claim_discard"):
+    """R11a: an out-of-turn claim on the top discard."""
+    seat: int
+
+
+class GoDown(Command, tag="go_down"):
+    """R12: lay the hand's contract; runs are given ascending."""
+    seat: int
+    melds: list[list[str]]
+
+
+class LayOff(Command, tag="lay_off"):
+    """R13: add one card to a meld on the table; `target` is [owner_seat, meld_index]."""
+    seat: int
+    target: tuple[int, int]
+    card: str
+    end: End | None = None
+
+
+class SwapJoker(Command, tag="swap_joker"):
+    """R14: replace a joker in a run with the natural card it stands for."""
+    seat: int
+    target: tuple[int, int]
+    card: str
+
+
+class Discard(Command, tag="discard"):
+    """R9, R15: discard one card, ending the turn."""
+    seat: int
+    card: str
+
+
+SeatCommand = DrawStock | TakeDiscard | ClaimDiscard | GoDown | LayOff | SwapJoker | Discard
+DealerCommand = Deal | Reshuffle | RevealSeed
+AnyCommand = StartGame | DealerCommand | SeatCommand

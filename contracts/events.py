@@ -1,0 +1,141 @@
+"""Events: everything that happens at a Zioncheck table, in the order it happened.
+
+Every event carries its schema version `v`; `contracts.log` upcasts older
+versions on read, so a log written today replays tomorrow.
+"""
+from typing import Literal
+
+import msgspec
+
+from contracts.commands import End
+
+MeldKind = Literal["set", "run"]
+
+
+class Event(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):
+    """Base of every event."""
+    v: int = 1
+
+
+class Meld(msgspec.Struct, frozen=True):
+    """A meld as laid: a run's cards ascending, jokers where they stand (R5, R6)."""
+    kind: MeldKind
+    cards: list[str]
+
+
+class GameStarted(Event, tag="game_started"):
+    game_id: str
+    players: int
+    decks: int
+    dealer: int
+
+
+class HandDealt(Event, tag="hand_dealt"):
+    """R7, R8: a hand's cards. Secret: only projections that redact it leave the table."""
+    hand: int
+    dealer: int
+    hands: list[list[str]]
+    stock: list[str]
+    discard: list[str] = []
+    commitment: str = ""
+
+
+class StockReshuffled(Event, tag="stock_reshuffled"):
+    """R16: the pile below its top card became the stock, in `order` (see Reshuffle)."""
+    hand: int
+    order: list[int]
+
+
+class SeedRevealed(Event, tag="seed_revealed"):
+    hand: int
+    seed: str
+
+
+class StockDrawn(Event, tag="stock_drawn"):
+    seat: int
+    card: str
+
+
+class StockExhausted(Event, tag="stock_exhausted"):
+    """R16: a draw found no card even after reshuffling; the hand ends with no winner."""
+    seat: int
+
+
+class DiscardTaken(Event, tag="discard_taken"):
+    seat: int
+    card: str
+
+
+class DiscardClaimed(Event, tag="discard_claimed"):
+    """R11a: a claim entered the queue; its outcome comes when the window closes."""
+    seat: int
+    card: str
+
+
+class ClaimWon(Event, tag="claim_won"):
+    seat: int
+    card: str
+
+
+class ClaimFailed(Event, tag="claim_failed"):
+    """R11a: an outcome, not a rejection."""
+    seat: int
+    card: str
+    why: Literal["turn_player_took", "nearer_claimant"]
+
+
+class WentDown(Event, tag="went_down"):
+    seat: int
+    melds: list[Meld]
+
+
+class LaidOff(Event, tag="laid_off"):
+    seat: int
+    owner: int
+    index: int
+    card: str
+    end: End | None = None
+
+
+class JokerSwapped(Event, tag="joker_swapped"):
+    """R14: `card` replaced the joker at `position` of the run; the joker went to `seat`."""
+    seat: int
+    owner: int
+    index: int
+    card: str
+    position: int
+
+
+class Discarded(Event, tag="discarded"):
+    seat: int
+    card: str
+
+
+class HandEnded(Event, tag="hand_ended"):
+    """R15, R16: `winner` is None when the stock ran dry. `totals` run over the game."""
+    hand: int
+    winner: int | None
+    scores: list[int]
+    stuck: list[int]
+    totals: list[int]
+
+
+class GameEnded(Event, tag="game_ended"):
+    """R17: the lowest total wins; a tie is shared."""
+    totals: list[int]
+    winners: list[int]
+
+
+class Rejected(Event, tag="rejected"):
+    """R18: a command that changed nothing, with its reason and a sentence for people."""
+    seat: int | None
+    command: str
+    reason: str
+    detail: str = ""
+
+
+AnyEvent = (
+    GameStarted | HandDealt | StockReshuffled | SeedRevealed | StockDrawn | StockExhausted
+    | DiscardTaken | DiscardClaimed | ClaimWon | ClaimFailed | WentDown | LaidOff
+    | JokerSwapped | Discarded | HandEnded | GameEnded | Rejected
+)

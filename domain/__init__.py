@@ -1,0 +1,9 @@
+"""The rules of Zioncheck as pure functions: decide(state, command) and evolve(state, event).
+
+No I/O, no clock, no randomness: deals and reshuffles arrive as data.
+"""
+from domain.decide import decide
+from domain.evolve import evolve, fold
+from domain.state import GameState
+
+__all__ = ["GameState", "decide", "evolve", "fold"]

@@ -1,0 +1,84 @@
+"""Starting a game and dealing its hands: R1 decks, R7 sizes, R8 the deal, R16 reshuffles."""
+from contracts.commands import Deal, Reshuffle, RevealSeed, StartGame
+from contracts.events import GameStarted, HandDealt, SeedRevealed, StockReshuffled
+from domain import fairness
+from domain.cards import decks_for
+from domain.gates import card
+from domain.hands import HANDS_PER_GAME
+from domain.refusal import Refused
+from domain.state import GameState
+
+
+def dealer_of(first_dealer: int, hand: int, players: int) -> int:
+    """R8: hand 1's dealer is configured; each next dealer sits to the previous one's left."""
+    return (first_dealer + hand - 1) % players
+
+
+def deal_out(deck: list[str], players: int, dealer: int, per_seat: int) -> tuple[list[list[str]], list[str]]:
+    """R8: one card at a time from the first player (dealer's left); the rest is the stock."""
+    hands: list[list[str]] = [[] for _ in range(players)]
+    first = (dealer + 1) % players
+    for i in range(per_seat * players):
+        hands[(first + i) % players].append(deck[i])
+    return hands, deck[per_seat * players:]
+
+
+def start_game(state: GameState, command: StartGame) -> list:
+    if state.started:
+        raise Refused("bad_command", f"game {state.game_id} has already started")
+    if command.players < 2:
+        raise Refused("bad_command", f"a game needs at least 2 players, not {command.players} (R1)")
+    if not 0 <= command.dealer < command.players:
+        raise Refused("bad_command", f"no seat {command.dealer} to deal at a table of {command.players}")
+    if command.decks is not None and command.decks < 1:
+        raise Refused("bad_command", f"a game needs at least one deck, not {command.decks}")
+    decks = command.decks or decks_for(command.players)
+    return [GameStarted(game_id=command.game_id, players=command.players, decks=decks, dealer=command.dealer)]
+
+
+def _between_hands(state: GameState) -> None:
+    if not state.started:
+        raise Refused("bad_command", "no game has started")
+    if state.game_over:
+        raise Refused("game_over", "the game is over")
+
+
+def deal(state: GameState, command: Deal) -> list:
+    _between_hands(state)
+    if not state.hand_over or command.hand != state.hand + 1 or command.hand > HANDS_PER_GAME:
+        raise Refused("bad_command", f"hand {command.hand} cannot be dealt now (hand {state.hand} is the last dealt)")
+    if len(command.hands) != state.players or not all(command.hands):
+        raise Refused("bad_command", f"a deal needs a non-empty hand for each of {state.players} seats")
+    hands = [[card(c) for c in hand] for hand in command.hands]
+    stock = [card(c) for c in command.stock]
+    discard = [card(c) for c in command.discard]
+    dealer = dealer_of(state.first_dealer, command.hand, state.players)
+    return [HandDealt(hand=command.hand, dealer=dealer, hands=hands, stock=stock,
+                      discard=discard, commitment=command.commitment)]
+
+
+def reshuffle(state: GameState, command: Reshuffle) -> list:
+    """R16: only for the hand in play, only on an empty stock, only a true permutation."""
+    _between_hands(state)
+    below = len(state.discard) - 1
+    if state.hand_over or command.hand != state.hand or state.stock or below < 1:
+        raise Refused("bad_command", "no reshuffle is due")
+    if sorted(command.order) != list(range(below)):
+        raise Refused("bad_command", f"a reshuffle order must be a permutation of 0..{below - 1}")
+    return [StockReshuffled(hand=command.hand, order=command.order)]
+
+
+def reveal_seed(state: GameState, command: RevealSeed) -> list:
+    hand = command.hand
+    if not 1 <= hand <= state.hand or (hand == state.hand and not state.hand_over):
+        raise Refused("bad_command", f"hand {hand}'s seed can be revealed only once it has ended")
+    if state.seeds[hand - 1]:
+        raise Refused("bad_command", f"hand {hand}'s seed is already revealed")
+    promised = state.commitments[hand - 1]
+    try:
+        matches = fairness.commitment(command.seed) == promised
+    except ValueError:
+        matches = False
+    if promised and not matches:
+        raise Refused("bad_command", f"that seed does not match hand {hand}'s commitment {promised}")
+    return [SeedRevealed(hand=hand, seed=command.seed)]

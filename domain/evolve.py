@@ -1,0 +1,133 @@
+"""evolve(state, event) -> state: one event applied, with no checks at all."""
+from functools import reduce
+
+from msgspec.structs import replace
+
+from contracts import events as ev
+from domain.cards import JOKER
+from domain.melds import run_low
+from domain.state import GameState, PlacedMeld, replace_at, without
+
+
+def evolve(state: GameState, event: ev.Event) -> GameState:
+    return _APPLY[type(event)](state, event)
+
+
+def fold(state: GameState, events) -> GameState:
+    return reduce(evolve, events, state)
+
+
+def _give(state: GameState, seat: int, card: str) -> tuple:
+    return replace_at(state.hands, seat, state.hands[seat] + (card,))
+
+
+def _game_started(s: GameState, e: ev.GameStarted) -> GameState:
+    return GameState(game_id=e.game_id, players=e.players, decks=e.decks, first_dealer=e.dealer,
+                     dealer=e.dealer, totals=(0,) * e.players)
+
+
+def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
+    n = s.players
+    return replace(
+        s, hand=e.hand, dealer=e.dealer, hands=tuple(tuple(h) for h in e.hands), stock=tuple(e.stock),
+        discard=tuple(e.discard), top_discarder=None, window_open=False, claims=(), table=(),
+        down=(False,) * n, turn=(e.dealer + 1) % n, drawn=False, extra_turn=True, hand_over=False,
+        winner=None, scores=None, stuck=(), reshuffles=0,
+        commitments=s.commitments + (e.commitment,), seeds=s.seeds + ("",),
+    )
+
+
+def _stock_reshuffled(s: GameState, e: ev.StockReshuffled) -> GameState:
+    below = s.discard[:-1]
+    return replace(s, stock=tuple(below[i] for i in e.order), discard=s.discard[-1:],
+                   reshuffles=s.reshuffles + 1)
+
+
+def _seed_revealed(s: GameState, e: ev.SeedRevealed) -> GameState:
+    return replace(s, seeds=replace_at(s.seeds, e.hand - 1, e.seed))
+
+
+def _stock_drawn(s: GameState, e: ev.StockDrawn) -> GameState:
+    return replace(s, stock=s.stock[1:], hands=_give(s, e.seat, e.card), drawn=True, window_open=False)
+
+
+def _stock_exhausted(s: GameState, e: ev.StockExhausted) -> GameState:
+    return replace(s, drawn=True, window_open=False)
+
+
+def _discard_taken(s: GameState, e: ev.DiscardTaken) -> GameState:
+    return replace(s, discard=s.discard[:-1], hands=_give(s, e.seat, e.card), drawn=True,
+                   window_open=False, claims=(), top_discarder=None)
+
+
+def _discard_claimed(s: GameState, e: ev.DiscardClaimed) -> GameState:
+    return replace(s, claims=s.claims + (e.seat,))
+
+
+def _claim_won(s: GameState, e: ev.ClaimWon) -> GameState:
+    return replace(s, discard=s.discard[:-1], hands=_give(s, e.seat, e.card), claims=(), top_discarder=None)
+
+
+def _unchanged(s: GameState, e: ev.Event) -> GameState:
+    return s
+
+
+def _went_down(s: GameState, e: ev.WentDown) -> GameState:
+    laid = [c for meld in e.melds for c in meld.cards]
+    placed = tuple(
+        PlacedMeld(owner=e.seat, index=i, kind=m.kind, cards=tuple(m.cards),
+                   low=run_low(m.cards) if m.kind == "run" else 0)
+        for i, m in enumerate(e.melds)
+    )
+    return replace(s, hands=replace_at(s.hands, e.seat, without(s.hands[e.seat], laid)),
+                   table=s.table + placed, down=replace_at(s.down, e.seat, True))
+
+
+def _with_meld(s: GameState, owner: int, index: int, change) -> tuple:
+    return tuple(change(m) if m.owner == owner and m.index == index else m for m in s.table)
+
+
+def _laid_off(s: GameState, e: ev.LaidOff) -> GameState:
+    def extend(m: PlacedMeld) -> PlacedMeld:
+        if e.end == "low":
+            return replace(m, cards=(e.card,) + m.cards, low=m.low - 1)
+        return replace(m, cards=m.cards + (e.card,))
+    return replace(s, table=_with_meld(s, e.owner, e.index, extend),
+                   hands=replace_at(s.hands, e.seat, without(s.hands[e.seat], [e.card])))
+
+
+def _joker_swapped(s: GameState, e: ev.JokerSwapped) -> GameState:
+    def cover(m: PlacedMeld) -> PlacedMeld:
+        return replace(m, cards=replace_at(m.cards, e.position, e.card))
+    hand = without(s.hands[e.seat], [e.card]) + (JOKER,)
+    return replace(s, table=_with_meld(s, e.owner, e.index, cover), hands=replace_at(s.hands, e.seat, hand))
+
+
+def _discarded(s: GameState, e: ev.Discarded) -> GameState:
+    hand = without(s.hands[e.seat], [e.card])
+    common = dict(hands=replace_at(s.hands, e.seat, hand), discard=s.discard + (e.card,),
+                  top_discarder=e.seat, window_open=True, claims=(), drawn=False)
+    if not hand:  # R15: went out; the hand ends at once, so the turn stays
+        return replace(s, **common)
+    if s.extra_turn:  # R11: the first player plays a second turn at once
+        return replace(s, **common, extra_turn=False)
+    return replace(s, **common, turn=(s.turn + 1) % s.players)
+
+
+def _hand_ended(s: GameState, e: ev.HandEnded) -> GameState:
+    return replace(s, hand_over=True, window_open=False, winner=e.winner, scores=tuple(e.scores),
+                   stuck=tuple(e.stuck), totals=tuple(e.totals))
+
+
+def _game_ended(s: GameState, e: ev.GameEnded) -> GameState:
+    return replace(s, game_over=True, winners=tuple(e.winners))
+
+
+_APPLY = {
+    ev.GameStarted: _game_started, ev.HandDealt: _hand_dealt, ev.StockReshuffled: _stock_reshuffled,
+    ev.SeedRevealed: _seed_revealed, ev.StockDrawn: _stock_drawn, ev.StockExhausted: _stock_exhausted,
+    ev.DiscardTaken: _discard_taken, ev.DiscardClaimed: _discard_claimed, ev.ClaimWon: _claim_won,
+    ev.ClaimFailed: _unchanged, ev.WentDown: _went_down, ev.LaidOff: _laid_off,
+    ev.JokerSwapped: _joker_swapped, ev.Discarded: _discarded, ev.HandEnded: _hand_ended,
+    ev.GameEnded: _game_ended, ev.Rejected: _unchanged,
+}

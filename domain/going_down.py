@@ -1,0 +1,62 @@
+"""R12 going down with exactly the contract; R12a two runs of one suit; R6 ambiguous melds."""
+from itertools import combinations
+
+from contracts.commands import GoDown
+from contracts.events import Meld, WentDown
+from domain.gates import card, has_drawn, not_held, own_turn, seat_in_play
+from domain.hands import CONTRACTS, describe
+from domain.melds import kinds, run_low, run_suit
+from domain.refusal import Refused
+from domain.state import GameState, without
+
+
+def go_down(state: GameState, command: GoDown) -> list:
+    melds = [[card(c) for c in meld] for meld in command.melds]
+    seat = command.seat
+    seat_in_play(state, seat)
+    own_turn(state, seat)
+    has_drawn(state)
+    if state.down[seat]:
+        raise Refused("already_down", f"seat {seat} went down already this hand (R12)")
+    laid = [c for meld in melds for c in meld]
+    rest = without(state.hands[seat], laid)
+    if rest is None:
+        raise Refused("card_not_in_hand", not_held(state, seat, laid))
+    read = read_contract(state.hand, melds)
+    if not rest:
+        raise Refused("must_keep_discard", "going down must leave a card to discard (R15)")
+    return [WentDown(seat=seat, melds=read)]
+
+
+def read_contract(hand: int, melds: list[list[str]]) -> list[Meld]:
+    """R12: the melds read as exactly the hand's contract, or a refusal saying why."""
+    readings = [kinds(meld) for meld in melds]
+    for meld, read in zip(melds, readings):
+        if not read:
+            raise Refused("invalid_meld", f"not a set or a run: {' '.join(meld) or '(empty)'} (R4, R5)")
+    contract = CONTRACTS[hand]
+    wanted = f"hand {hand} needs {describe(hand)}"
+    if len(melds) != contract.sets + contract.runs:
+        raise Refused("contract_not_met", f"{wanted}, not {len(melds)} melds (R12)")
+    either = [i for i, read in enumerate(readings) if len(read) == 2]
+    sets_fixed = sum(read == ("set",) for read in readings)
+    open_sets = contract.sets - sets_fixed
+    if not 0 <= open_sets <= len(either):
+        raise Refused("contract_not_met", f"{wanted} (R12)")
+    # R6: where either reading would do, the earlier melds count as sets.
+    for as_sets in combinations(either, open_sets):
+        kind_of = ["set" if i in as_sets or read == ("set",) else "run" for i, read in enumerate(readings)]
+        runs = [meld for meld, kind in zip(melds, kind_of) if kind == "run"]
+        if not any(runs_connect(a, b) for a, b in combinations(runs, 2)):
+            return [Meld(kind=kind, cards=meld) for meld, kind in zip(melds, kind_of)]
+    raise Refused("contract_not_met", f"{wanted}: two runs of one suit connect into one (R12a)")
+
+
+def runs_connect(a: list[str], b: list[str]) -> bool:
+    """R12a: same-suit runs that touch end to end with fewer than nine cards between them."""
+    if run_suit(a) != run_suit(b):
+        return False
+    low_a, low_b = run_low(a), run_low(b)
+    high_a, high_b = low_a + len(a) - 1, low_b + len(b) - 1
+    touch = high_a + 1 == low_b or high_b + 1 == low_a
+    return touch and len(a) + len(b) < 9

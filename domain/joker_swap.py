@@ -1,0 +1,33 @@
+"""R14: taking a joker out of a run by covering it with the card it stands for."""
+from contracts.commands import SwapJoker
+from contracts.events import JokerSwapped
+from domain.cards import JOKER, card_at
+from domain.gates import card, holds, seat_in_play
+from domain.refusal import Refused
+from domain.state import GameState, PlacedMeld, find_meld
+
+
+def swap_joker(state: GameState, command: SwapJoker) -> list:
+    card_ = card(command.card)
+    seat = command.seat
+    seat_in_play(state, seat)
+    holds(state, seat, card_)
+    owner, index = command.target
+    meld = find_meld(state, owner, index)
+    if meld is None:
+        raise Refused("no_such_meld", f"seat {owner} has no meld {index} on the table")
+    position = joker_standing_for(meld, card_)
+    return [JokerSwapped(seat=seat, owner=owner, index=index, card=card_, position=position)]
+
+
+def joker_standing_for(meld: PlacedMeld, card_: str) -> int:
+    """The position of the run's joker that stands for `card_` (R6), or a refusal."""
+    shown = " ".join(meld.cards)
+    if meld.kind == "set":
+        if JOKER in meld.cards:
+            raise Refused("joker_in_set", f"a joker in a set can never be taken: {shown} (R14)")
+        raise Refused("no_joker_to_swap", f"the set {shown} holds no joker")
+    for position, placed in enumerate(meld.cards):
+        if placed == JOKER and card_at(meld.low + position, meld.suit) == card_:
+            return position
+    raise Refused("no_joker_to_swap", f"no joker in {shown} stands for {card_}")

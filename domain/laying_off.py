@@ -1,0 +1,53 @@
+"""R13: laying off a card on a meld already on the table, at a named or obvious end."""
+from contracts.commands import LayOff
+from contracts.events import LaidOff
+from domain.cards import JOKER, card_at, rank
+from domain.gates import card, has_drawn, holds, own_turn, seat_in_play
+from domain.melds import set_rank
+from domain.refusal import Refused
+from domain.state import GameState, PlacedMeld, find_meld
+
+
+def lay_off(state: GameState, command: LayOff) -> list:
+    card_ = card(command.card)
+    seat = command.seat
+    seat_in_play(state, seat)
+    own_turn(state, seat)
+    has_drawn(state)
+    if not state.down[seat]:
+        raise Refused("not_down", f"seat {seat} must go down before laying off (R13)")
+    holds(state, seat, card_)
+    owner, index = command.target
+    meld = find_meld(state, owner, index)
+    if meld is None:
+        raise Refused("no_such_meld", f"seat {owner} has no meld {index} on the table")
+    end = fitting_end(meld, card_, command.end)
+    if len(state.hands[seat]) == 1:
+        raise Refused("must_keep_discard", "laying off must leave a card to discard (R15)")
+    return [LaidOff(seat=seat, owner=owner, index=index, card=card_, end=end)]
+
+
+def fitting_end(meld: PlacedMeld, card_: str, named: str | None) -> str | None:
+    """Where `card_` goes on `meld`: None on a set, "low" or "high" on a run."""
+    shown = " ".join(meld.cards)
+    if meld.kind == "set":
+        if card_ == JOKER or rank(card_) == set_rank(meld.cards):
+            return None
+        raise Refused("cannot_lay_off", f"{card_} does not fit the set {shown}")
+    ends = run_ends(meld, card_)
+    if not ends or (named is not None and named not in ends):
+        where = f" at its {named} end" if named else ""
+        raise Refused("cannot_lay_off", f"{card_} does not fit the run {shown}{where} (R13)")
+    if named is None and len(ends) == 2:
+        raise Refused("ambiguous_end", f"{card_} fits both ends of {shown}: name the end (R13)")
+    return named or ends[0]
+
+
+def run_ends(meld: PlacedMeld, card_: str) -> list[str]:
+    """R13: a run takes the card just below its low end or just above its high end, never past an ace."""
+    ends = []
+    if meld.low > 1 and card_ in (JOKER, card_at(meld.low - 1, meld.suit)):
+        ends.append("low")
+    if meld.high < 14 and card_ in (JOKER, card_at(meld.high + 1, meld.suit)):
+        ends.append("high")
+    return ends

@@ -1,0 +1,54 @@
+"""Melds: sets (R4), runs (R5) and jokers in them (R6)."""
+from domain.cards import JOKER, RANK_VALUE, card_at, rank, suit
+
+
+def naturals(cards) -> list[str]:
+    return [card for card in cards if card != JOKER]
+
+
+def set_rank(cards) -> str | None:
+    """R4, R6: the rank of a valid set (3+ cards, one rank, jokers wild), else None."""
+    natural = naturals(cards)
+    if len(cards) < 3 or not natural:
+        return None
+    first = rank(natural[0])
+    return first if all(rank(card) == first for card in natural) else None
+
+
+def run_low(cards) -> int | None:
+    """R5, R6: the value (1..14) of a valid run's first position, else None.
+
+    Cards are read ascending; a joker stands for the card of its position, and an
+    ace is 1 at the low end or 14 at the high end, never in between.
+    """
+    natural = naturals(cards)
+    if not 4 <= len(cards) <= 14 or not natural:
+        return None
+    suit_ = suit(natural[0])
+    if any(suit(card) != suit_ for card in natural):
+        return None
+    at, first = next((i, card) for i, card in enumerate(cards) if card != JOKER)
+    candidates = (1, 14) if rank(first) == "A" else (RANK_VALUE[rank(first)],)
+    for value in candidates:
+        low = value - at
+        if low >= 1 and low + len(cards) - 1 <= 14 and _fits(cards, low, suit_):
+            return low
+    return None
+
+
+def _fits(cards, low: int, suit_: str) -> bool:
+    return all(card == JOKER or card == card_at(low + i, suit_) for i, card in enumerate(cards))
+
+
+def run_suit(cards) -> str:
+    return suit(naturals(cards)[0])
+
+
+def kinds(cards) -> tuple[str, ...]:
+    """R6: what a meld can be read as; one natural and 3+ jokers reads as both."""
+    found = []
+    if set_rank(cards) is not None:
+        found.append("set")
+    if run_low(cards) is not None:
+        found.append("run")
+    return tuple(found)

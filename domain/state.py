@@ -1,0 +1,81 @@
+"""The state of one game, as folded from its events. Immutable: evolve makes a new one."""
+import msgspec
+
+from domain.melds import run_suit
+
+
+class PlacedMeld(msgspec.Struct, frozen=True):
+    """A meld on the table. `low` is a run's first value (R5); 0 for a set."""
+    owner: int
+    index: int
+    kind: str
+    cards: tuple[str, ...]
+    low: int = 0
+
+    @property
+    def high(self) -> int:
+        return self.low + len(self.cards) - 1
+
+    @property
+    def suit(self) -> str:
+        return run_suit(self.cards)
+
+
+class GameState(msgspec.Struct, frozen=True):
+    game_id: str = ""
+    players: int = 0
+    decks: int = 0
+    first_dealer: int = 0
+    hand: int = 0
+    dealer: int = 0
+    hands: tuple[tuple[str, ...], ...] = ()
+    stock: tuple[str, ...] = ()          # top first
+    discard: tuple[str, ...] = ()        # bottom first, top last
+    top_discarder: int | None = None     # None: dealt with the pile, or uncovered by a claim
+    window_open: bool = False            # R11a: the top discard may be claimed
+    claims: tuple[int, ...] = ()         # R11a: claimants in command-stream order
+    table: tuple[PlacedMeld, ...] = ()
+    down: tuple[bool, ...] = ()
+    turn: int = 0
+    drawn: bool = False
+    extra_turn: bool = False             # R11: the first player's second turn is still owed
+    hand_over: bool = True               # no hand in play (before the first deal, or after one ended)
+    winner: int | None = None
+    scores: tuple[int, ...] | None = None
+    stuck: tuple[int, ...] = ()
+    totals: tuple[int, ...] = ()
+    game_over: bool = False
+    winners: tuple[int, ...] = ()
+    reshuffles: int = 0
+    commitments: tuple[str, ...] = ()    # per hand, in order
+    seeds: tuple[str, ...] = ()          # revealed, per hand, in order
+
+    @property
+    def started(self) -> bool:
+        return self.players > 0
+
+    @property
+    def top(self) -> str | None:
+        return self.discard[-1] if self.discard else None
+
+
+def find_meld(state: GameState, owner: int, index: int) -> PlacedMeld | None:
+    for meld in state.table:
+        if meld.owner == owner and meld.index == index:
+            return meld
+    return None
+
+
+def without(hand: tuple[str, ...], cards) -> tuple[str, ...] | None:
+    """The hand less `cards` (as a multiset), or None if it does not hold them all."""
+    rest = list(hand)
+    for card in cards:
+        try:
+            rest.remove(card)
+        except ValueError:
+            return None
+    return tuple(rest)
+
+
+def replace_at(items: tuple, i: int, value) -> tuple:
+    return items[:i] + (value,) + items[i + 1:]

@@ -1,0 +1,60 @@
+"""The dealer's side of a game: seeds, commitments, deals (R8) and reshuffles (R16).
+
+Each hand has its own secret seed; the deal and every reshuffle of that hand are
+derived from it (domain.fairness), so revealing the seed lets anyone check them.
+"""
+import hashlib
+import secrets
+from collections.abc import Callable
+
+from contracts.commands import Deal, Reshuffle, RevealSeed
+from domain.cards import full_decks
+from domain.dealing import deal_out, dealer_of
+from domain.fairness import commitment, permutation
+from domain.hands import CONTRACTS
+from domain.state import GameState
+
+SeedSource = Callable[[int], str]
+
+
+def random_seeds() -> SeedSource:
+    """A fresh CSPRNG seed per hand: for real games."""
+    chosen: dict[int, str] = {}
+    return lambda hand: chosen.setdefault(hand, secrets.token_hex(32))
+
+
+def seeded(master: int | str, game_id: str) -> SeedSource:
+    """Seeds that follow from one master seed: the same seed gives the same game."""
+    return lambda hand: hashlib.sha256(f"{master}/{game_id}/{hand}".encode()).hexdigest()
+
+
+class Dealer:
+    def __init__(self, seeds: SeedSource):
+        self._seeds = seeds
+
+    def deal(self, state: GameState) -> Deal:
+        hand = state.hand + 1
+        seed = self._seeds(hand)
+        return Deal(hand=hand, **deal_from_seed(seed, state, hand), commitment=commitment(seed))
+
+    def reshuffle(self, state: GameState) -> Reshuffle:
+        return Reshuffle(hand=state.hand, order=reshuffle_order(self._seeds(state.hand), state))
+
+    def reveal(self, hand: int) -> RevealSeed:
+        return RevealSeed(hand=hand, seed=self._seeds(hand))
+
+
+def deal_from_seed(seed: str, state: GameState, hand: int) -> dict:
+    """R1, R7, R8: the decks shuffled by the seed, dealt out from the dealer's left."""
+    deck = full_decks(state.decks)
+    per_seat = CONTRACTS[hand].dealt
+    if per_seat * state.players > len(deck):
+        raise ValueError(f"{state.decks} decks cannot deal {per_seat} cards to {state.players} players")
+    shuffled = [deck[i] for i in permutation(seed, "deal", len(deck))]
+    hands, stock = deal_out(shuffled, state.players, dealer_of(state.first_dealer, hand, state.players), per_seat)
+    return {"hands": hands, "stock": stock}
+
+
+def reshuffle_order(seed: str, state: GameState) -> list[int]:
+    """R16: the k-th reshuffle of a hand uses the label reshuffle-k."""
+    return permutation(seed, f"reshuffle-{state.reshuffles + 1}", len(state.discard) - 1)

@@ -1,0 +1,104 @@
+"""The rules oracle: play one hand from a stacked deal (format: SCENARIOS.md)."""
+import msgspec
+
+from contracts.commands import SeatCommand
+from contracts.events import Event, GameStarted, HandDealt, Rejected
+from domain import GameState, fold
+from domain.cards import canonical, decks_for
+from domain.hands import HANDS_PER_GAME
+from engine.dealer import Dealer
+from engine.table import Table
+
+
+class ScenarioError(ValueError):
+    """The scenario file itself is malformed (exit 2), as opposed to a refused command."""
+
+
+class Scenario(msgspec.Struct):
+    players: int
+    hands: list[list[str]]
+    stock: list[str]
+    commands: list[msgspec.Raw]
+    hand: int = 1
+    dealer: int | None = None
+    discard: list[str] = []
+    seed: int = 0
+
+
+_seat_command = msgspec.json.Decoder(SeatCommand)
+
+
+def load(data: bytes) -> Scenario:
+    try:
+        scenario = msgspec.json.decode(data, type=Scenario)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise ScenarioError(f"not a scenario: {error}") from None
+    _check(scenario)
+    return scenario
+
+
+def _check(s: Scenario) -> None:
+    if s.players < 2:
+        raise ScenarioError(f"players must be at least 2, not {s.players}")
+    if not 1 <= s.hand <= HANDS_PER_GAME:
+        raise ScenarioError(f"hand must be 1..{HANDS_PER_GAME}, not {s.hand}")
+    if len(s.hands) != s.players or not all(s.hands):
+        raise ScenarioError(f"hands must give at least one card to each of {s.players} seats")
+    if s.dealer is not None and not 0 <= s.dealer < s.players:
+        raise ScenarioError(f"dealer must be a seat 0..{s.players - 1}, not {s.dealer}")
+    if not 0 <= s.seed < 2**256:
+        raise ScenarioError(f"seed must be an integer from 0 to 2**256 - 1, not {s.seed}")
+    for where, cards in [(f"hands[{i}]", h) for i, h in enumerate(s.hands)] + [("stock", s.stock), ("discard", s.discard)]:
+        bad = [c for c in cards if canonical(c) is None]
+        if bad:
+            raise ScenarioError(f"{where} holds {bad[0]!r}, which is not a card (R2)")
+
+
+def given(s: Scenario) -> GameState:
+    """The stacked deal as the events that would have led to it."""
+    dealer = s.players - 1 if s.dealer is None else s.dealer
+    first_dealer = (dealer - (s.hand - 1)) % s.players
+    deal = HandDealt(hand=s.hand, dealer=dealer, hands=[[canonical(c) for c in h] for h in s.hands],
+                     stock=[canonical(c) for c in s.stock], discard=[canonical(c) for c in s.discard])
+    started = GameStarted(game_id="scenario", players=s.players, decks=decks_for(s.players), dealer=first_dealer)
+    state = fold(GameState(), [started])
+    # A scenario may start at any hand: the hands before it count as played, scoring nothing.
+    return fold(msgspec.structs.replace(state, hand=s.hand - 1), [deal])
+
+
+def run(s: Scenario) -> dict:
+    table = Table(dealer=Dealer(lambda hand: f"{s.seed:064x}"), state=given(s))
+    results = []
+    for index, raw in enumerate(s.commands):
+        try:
+            command = _seat_command.decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            results.append({"index": index, "accepted": False, "reason": "bad_command", "detail": str(error)})
+            continue
+        events = table.handle(command, cause=index)
+        results.append(_result(index, events))
+    return {"results": results, "state": view(table.state)}
+
+
+def _result(index: int, events: list[Event]) -> dict:
+    if len(events) == 1 and isinstance(events[0], Rejected):
+        return {"index": index, "accepted": False, "reason": events[0].reason, "detail": events[0].detail}
+    return {"index": index, "accepted": True, "events": msgspec.to_builtins(events)}
+
+
+def view(state: GameState) -> dict:
+    """The state block of SCENARIOS.md."""
+    return {
+        "hand": state.hand,
+        "turn": state.turn,
+        "drawn": state.drawn,
+        "hands": [list(h) for h in state.hands],
+        "table": [{"owner": m.owner, "index": m.index, "kind": m.kind, "cards": list(m.cards)} for m in state.table],
+        "discard": list(state.discard),
+        "stock_count": len(state.stock),
+        "down": [seat for seat, down in enumerate(state.down) if down],
+        "over": state.hand_over,
+        "winner": state.winner,
+        "scores": list(state.scores) if state.scores is not None else None,
+        "stuck": list(state.stuck),
+    }
