@@ -1,0 +1,38 @@
+"""`zioncheck scenario FILE.json`: the rules oracle (SCENARIOS.md)."""
+import json
+import sys
+
+from engine.scenario import ScenarioError, load, run
+
+
+def add(sub) -> None:
+    p = sub.add_parser("scenario", help="play one hand from a stacked deal and print the outcome as JSON",
+                       description="Play one hand from a scenario file (see SCENARIOS.md) and print, as JSON, "
+                                   "what became of each command and the final state. Exit 0 for any valid file "
+                                   "(refused commands are results); exit 2 for a malformed one.")
+    p.add_argument("file", help="the scenario, as JSON")
+    p.add_argument("--nats", action="store_true", help="play it through the real services over NATS")
+    p.add_argument("--nats-url", help="an existing NATS server (default: start an embedded one)")
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    try:
+        with open(args.file, "rb") as f:
+            scenario = load(f.read())
+    except OSError as error:
+        raise SystemExit(_fail(f"cannot read {args.file}: {error.strerror}"))
+    except ScenarioError as error:
+        raise SystemExit(_fail(f"{args.file}: {error}"))
+    if args.nats:
+        from services.scenario_over_nats import run_over_nats
+        outcome = run_over_nats(scenario, args.nats_url)
+    else:
+        outcome = run(scenario)
+    print(json.dumps(outcome, indent=2))
+    return 0
+
+
+def _fail(message: str) -> int:
+    print(f"zioncheck scenario: {message}", file=sys.stderr)
+    return 2
