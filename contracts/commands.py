@@ -18,11 +18,17 @@ class Command(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):
 # --- the game's own lifecycle -------------------------------------------------
 
 class StartGame(Command, tag="start_game"):
-    """Opens a game. `decks` overrides R1's count; `dealer` is hand 1's dealer (R8)."""
+    """Opens a game. `decks` overrides R1's count; `dealer` is hand 1's dealer (R8).
+
+    `first_hand` > 1 starts a game at a later contract (scenarios, practice);
+    `stacked` means the caller deals every hand, not the dealer service.
+    """
     game_id: str
     players: int
     dealer: int = 0
     decks: int | None = None
+    first_hand: int = 1
+    stacked: bool = False
 
 
 class Deal(Command, tag="deal"):

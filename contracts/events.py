@@ -28,6 +28,8 @@ class GameStarted(Event, tag="game_started"):
     players: int
     decks: int
     dealer: int
+    first_hand: int = 1
+    stacked: bool = False
 
 
 class HandDealt(Event, tag="hand_dealt"):

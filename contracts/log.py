@@ -55,3 +55,33 @@ def read_jsonl(text: str) -> list[Entry]:
 
 def write_jsonl(entries: list[Entry]) -> bytes:
     return b"".join(encode(e) + b"\n" for e in entries)
+
+
+class Batch(msgspec.Struct, frozen=True):
+    """One message of the game log: the events one command caused, appended atomically.
+
+    `cause` is the command's sequence in the commands stream.
+    """
+    cause: int
+    events: list[AnyEvent]
+
+
+_batch_decoder = msgspec.json.Decoder(Batch)
+
+
+def decode_batch(data: bytes) -> Batch:
+    try:
+        return _batch_decoder.decode(data)
+    except msgspec.ValidationError:
+        raw = msgspec.json.decode(data)
+        raw["events"] = [upcast(e) for e in raw["events"]]
+        return msgspec.convert(raw, Batch)
+
+
+def entries_of(batches: list[Batch]) -> list[Entry]:
+    """The log as JSON-lines entries: one per event, numbered from 1."""
+    entries = []
+    for batch in batches:
+        for event in batch.events:
+            entries.append(Entry(seq=len(entries) + 1, cause=batch.cause, event=event))
+    return entries

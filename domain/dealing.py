@@ -30,10 +30,13 @@ def start_game(state: GameState, command: StartGame) -> list:
         raise Refused("bad_command", f"a game needs at least 2 players, not {command.players} (R1)")
     if not 0 <= command.dealer < command.players:
         raise Refused("bad_command", f"no seat {command.dealer} to deal at a table of {command.players}")
+    if not 1 <= command.first_hand <= HANDS_PER_GAME:
+        raise Refused("bad_command", f"first_hand must be 1..{HANDS_PER_GAME}, not {command.first_hand}")
     if command.decks is not None and command.decks < 1:
         raise Refused("bad_command", f"a game needs at least one deck, not {command.decks}")
     decks = command.decks or decks_for(command.players)
-    return [GameStarted(game_id=command.game_id, players=command.players, decks=decks, dealer=command.dealer)]
+    return [GameStarted(game_id=command.game_id, players=command.players, decks=decks, dealer=command.dealer,
+                        first_hand=command.first_hand, stacked=command.stacked)]
 
 
 def _between_hands(state: GameState) -> None:

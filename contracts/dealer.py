@@ -1,0 +1,9 @@
+"""The table's request to the dealer for an R16 reshuffle (request/reply on zc.dealer.reshuffle)."""
+import msgspec
+
+
+class ReshuffleRequest(msgspec.Struct, frozen=True):
+    game_id: str
+    hand: int
+    reshuffle: int   # 1 for the hand's first reshuffle
+    count: int       # cards below the top of the pile

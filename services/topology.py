@@ -1,0 +1,63 @@
+"""Streams, subjects and buckets: the NATS side of the wire contract.
+
+    zc.cmd.<game>     commands, one subject per game (stream ZC_COMMANDS): the
+                      stream sequence totally orders each game's commands
+    zc.log.<game>     the game log (stream ZC_LOG): append-only, written by the table only
+    zc.score.<game>   per-hand scores and totals (stream ZC_SCORES)
+    zc.rejected.<game>  refusals of commands for games that were never started (core NATS)
+    zc.dealer.reshuffle  the table asks the dealer for an R16 reshuffle (request/reply)
+    KV zc_standings   latest standings per game; KV zc_dealer_seeds the dealer's secrets
+"""
+from nats.js import JetStreamContext
+from nats.js.api import StorageType, StreamConfig
+from nats.js.errors import BadRequestError
+
+COMMANDS, LOG, SCORES = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES"
+STANDINGS, SEEDS = "zc_standings", "zc_dealer_seeds"
+RESHUFFLE = "zc.dealer.reshuffle"
+
+
+def command_subject(game: str) -> str:
+    return f"zc.cmd.{game}"
+
+
+def log_subject(game: str) -> str:
+    return f"zc.log.{game}"
+
+
+def score_subject(game: str) -> str:
+    return f"zc.score.{game}"
+
+
+def rejected_subject(game: str) -> str:
+    return f"zc.rejected.{game}"
+
+
+def game_of(subject: str) -> str:
+    return subject.split(".", 2)[2]
+
+
+def valid_game_id(game: str) -> bool:
+    """A game id is one NATS subject token: letters, digits, - and _."""
+    return bool(game) and len(game) <= 64 and all(c.isalnum() or c in "-_" for c in game)
+
+
+def stream_configs(replicas: int = 1) -> list[StreamConfig]:
+    common = dict(storage=StorageType.FILE, num_replicas=replicas)
+    return [
+        StreamConfig(name=COMMANDS, subjects=["zc.cmd.*"], duplicate_window=120.0, **common),
+        StreamConfig(name=LOG, subjects=["zc.log.*"], deny_delete=True, deny_purge=True,
+                     duplicate_window=120.0, **common),
+        StreamConfig(name=SCORES, subjects=["zc.score.*"], **common),
+    ]
+
+
+async def ensure_topology(js: JetStreamContext, replicas: int = 1) -> None:
+    """Create the streams and buckets if missing; idempotent, safe from every service."""
+    for config in stream_configs(replicas):
+        try:
+            await js.add_stream(config=config)
+        except BadRequestError:
+            await js.update_stream(config=config)
+    for bucket in (STANDINGS, SEEDS):
+        await js.create_key_value(bucket=bucket, replicas=replicas, storage=StorageType.FILE)
