@@ -2,9 +2,9 @@
 import argparse
 import sys
 
-from cli import replay_cmd, scenario_cmd, simulate_cmd
+from cli import games_cmd, replay_cmd, run_cmd, scenario_cmd, serve_cmd, simulate_cmd
 
-SUBCOMMANDS = [scenario_cmd, simulate_cmd, replay_cmd]
+SUBCOMMANDS = [run_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd]
 
 
 def parser() -> argparse.ArgumentParser:

@@ -25,7 +25,9 @@ def main(args) -> int:
     except ScenarioError as error:
         raise SystemExit(_fail(f"{args.file}: {error}"))
     if args.nats:
+        from services.observability import configure_logging
         from services.scenario_over_nats import run_over_nats
+        configure_logging("warning")
         outcome = run_over_nats(scenario, args.nats_url)
     else:
         outcome = run(scenario)

@@ -23,7 +23,7 @@ def _give(state: GameState, seat: int, card: str) -> tuple:
 
 def _game_started(s: GameState, e: ev.GameStarted) -> GameState:
     return GameState(game_id=e.game_id, players=e.players, decks=e.decks, first_dealer=e.dealer,
-                     dealer=e.dealer, totals=(0,) * e.players)
+                     dealer=e.dealer, hand=e.first_hand - 1, totals=(0,) * e.players)
 
 
 def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:

@@ -48,7 +48,7 @@ def _check_hand(result: Audit, reveal: ev.SeedRevealed, dealt, reshuffles) -> No
         result.problems.append(f"hand {hand}: the deal is not the one the seed gives")
         return
     for state, shuffle in reshuffles:
-        if reshuffle_order(reveal.seed, state) != shuffle.order:
+        if reshuffle_order(reveal.seed, state.reshuffles + 1, len(state.discard) - 1) != shuffle.order:
             result.problems.append(f"hand {hand}: reshuffle {state.reshuffles + 1} is not the one the seed gives")
             return
     result.verified.append(hand)

@@ -38,7 +38,8 @@ class Dealer:
         return Deal(hand=hand, **deal_from_seed(seed, state, hand), commitment=commitment(seed))
 
     def reshuffle(self, state: GameState) -> Reshuffle:
-        return Reshuffle(hand=state.hand, order=reshuffle_order(self._seeds(state.hand), state))
+        order = reshuffle_order(self._seeds(state.hand), state.reshuffles + 1, len(state.discard) - 1)
+        return Reshuffle(hand=state.hand, order=order)
 
     def reveal(self, hand: int) -> RevealSeed:
         return RevealSeed(hand=hand, seed=self._seeds(hand))
@@ -55,6 +56,6 @@ def deal_from_seed(seed: str, state: GameState, hand: int) -> dict:
     return {"hands": hands, "stock": stock}
 
 
-def reshuffle_order(seed: str, state: GameState) -> list[int]:
-    """R16: the k-th reshuffle of a hand uses the label reshuffle-k."""
-    return permutation(seed, f"reshuffle-{state.reshuffles + 1}", len(state.discard) - 1)
+def reshuffle_order(seed: str, number: int, count: int) -> list[int]:
+    """R16: the hand's `number`-th reshuffle of `count` cards uses the label reshuffle-<number>."""
+    return permutation(seed, f"reshuffle-{number}", count)

@@ -1,12 +1,12 @@
 """The rules oracle: play one hand from a stacked deal (format: SCENARIOS.md)."""
 import msgspec
 
-from contracts.commands import SeatCommand
 from contracts.events import Event, GameStarted, HandDealt, Rejected
 from domain import GameState, fold
 from domain.cards import canonical, decks_for
 from domain.hands import HANDS_PER_GAME
 from engine.dealer import Dealer
+from engine.intake import read_command
 from engine.table import Table
 
 
@@ -23,9 +23,6 @@ class Scenario(msgspec.Struct):
     dealer: int | None = None
     discard: list[str] = []
     seed: int = 0
-
-
-_seat_command = msgspec.json.Decoder(SeatCommand)
 
 
 def load(data: bytes) -> Scenario:
@@ -60,27 +57,22 @@ def given(s: Scenario) -> GameState:
     first_dealer = (dealer - (s.hand - 1)) % s.players
     deal = HandDealt(hand=s.hand, dealer=dealer, hands=[[canonical(c) for c in h] for h in s.hands],
                      stock=[canonical(c) for c in s.stock], discard=[canonical(c) for c in s.discard])
-    started = GameStarted(game_id="scenario", players=s.players, decks=decks_for(s.players), dealer=first_dealer)
-    state = fold(GameState(), [started])
-    # A scenario may start at any hand: the hands before it count as played, scoring nothing.
-    return fold(msgspec.structs.replace(state, hand=s.hand - 1), [deal])
+    started = GameStarted(game_id="scenario", players=s.players, decks=decks_for(s.players),
+                          dealer=first_dealer, first_hand=s.hand, stacked=True)
+    return fold(GameState(), [started, deal])
 
 
 def run(s: Scenario) -> dict:
     table = Table(dealer=Dealer(lambda hand: f"{s.seed:064x}"), state=given(s))
     results = []
     for index, raw in enumerate(s.commands):
-        try:
-            command = _seat_command.decode(raw)
-        except (msgspec.ValidationError, msgspec.DecodeError) as error:
-            results.append({"index": index, "accepted": False, "reason": "bad_command", "detail": str(error)})
-            continue
-        events = table.handle(command, cause=index)
-        results.append(_result(index, events))
+        command = read_command(bytes(raw))
+        events = [command] if isinstance(command, Rejected) else table.handle(command, cause=index)
+        results.append(result(index, events))
     return {"results": results, "state": view(table.state)}
 
 
-def _result(index: int, events: list[Event]) -> dict:
+def result(index: int, events: list[Event]) -> dict:
     if len(events) == 1 and isinstance(events[0], Rejected):
         return {"index": index, "accepted": False, "reason": events[0].reason, "detail": events[0].detail}
     return {"index": index, "accepted": True, "events": msgspec.to_builtins(events)}

@@ -4,10 +4,10 @@ This is the application layer the scenario oracle, the simulator and the table
 service share: decide, evolve, record, and ask the dealer when R16 needs a reshuffle.
 """
 from contracts.commands import Command
-from contracts.events import Rejected
 from contracts.log import Entry
 from domain import GameState, decide, evolve
 from engine.dealer import Dealer
+from engine.intake import stock_empty
 
 
 class Table:
@@ -20,7 +20,7 @@ class Table:
         """Apply one command; returns the events it produced (a Rejected when refused)."""
         cause = len(self.log) if cause is None else cause
         events = decide(self.state, command)
-        if _stock_empty(events) and self.dealer is not None:
+        if stock_empty(events) and self.dealer is not None:
             reshuffled = self.record(decide(self.state, self.dealer.reshuffle(self.state)), cause)
             return reshuffled + self.record(decide(self.state, command), cause)
         return self.record(events, cause)
@@ -31,6 +31,3 @@ class Table:
             self.log.append(Entry(seq=len(self.log) + 1, cause=cause, event=event))
         return events
 
-
-def _stock_empty(events: list) -> bool:
-    return len(events) == 1 and isinstance(events[0], Rejected) and events[0].reason == "stock_empty"

@@ -6,7 +6,9 @@ write to disk. A second command while one runs reuses it (the store allows one
 server), found through .zioncheck/nats.url.
 """
 import contextlib
+import ctypes
 import os
+import signal
 import shutil
 import socket
 import subprocess
@@ -56,7 +58,8 @@ class NatsServer:
         conf = Path(tempfile.mkstemp(prefix="nats-", suffix=".conf")[1])
         conf.write_text(config_text(self.port, store))
         out = open(log, "ab") if log else subprocess.DEVNULL
-        self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=out, stderr=out)
+        self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=out, stderr=out,
+                                        preexec_fn=_die_with_parent)
         self._wait_ready()
 
     def _wait_ready(self, timeout: float = 15.0) -> None:
@@ -81,6 +84,12 @@ class NatsServer:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def _die_with_parent() -> None:
+    """An embedded server must not outlive its owner, even one killed with -9 (Linux)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 @contextlib.contextmanager

@@ -15,6 +15,9 @@ from nats.js.errors import BadRequestError
 COMMANDS, LOG, SCORES = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES"
 STANDINGS, SEEDS = "zc_standings", "zc_dealer_seeds"
 RESHUFFLE = "zc.dealer.reshuffle"
+# Deals, reshuffles and reveals are accepted only with this header set to "dealer";
+# in production, NATS permissions let only the dealer's account set it on zc.cmd.>.
+ROLE_HEADER = "Zc-Role"
 
 
 def command_subject(game: str) -> str:

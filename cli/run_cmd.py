@@ -1,0 +1,102 @@
+"""`zioncheck run`: the main job. A whole game of four greedy bots through the real services."""
+import asyncio
+import random
+import uuid
+
+import msgspec
+
+from bots import make_bot
+from cli.live import narrate
+from contracts.commands import StartGame
+from contracts.scores import Standings
+from domain import GameState, evolve
+from services.app import SERVICES, Services
+from services.bot_seats import play_seats
+from services.client import Follower, GameClient
+from services.embedded import nats_url
+from services.observability import configure_logging, serve_metrics
+from services.topology import STANDINGS
+
+
+def add(sub) -> None:
+    p = sub.add_parser("run", help="play a whole game between bots over NATS, shown live",
+                       description="Start NATS (embedded unless --nats-url), the dealer, table and scoring "
+                                   "services and four bots; play a six-hand game through them, show each "
+                                   "move, the table and the scores live, and end with the standings and "
+                                   "the command that replays the game.")
+    p.add_argument("--pace", type=float, default=0.15, help="seconds per move (0 plays at full speed; default 0.15)")
+    p.add_argument("--players", type=int, default=4, help="seats, 2..20 (default 4)")
+    p.add_argument("--bots", default="greedy", help="bot per seat, comma-separated, repeated (default greedy)")
+    p.add_argument("--seed", type=int, help="seed for the bots' choices (default: random)")
+    p.add_argument("--nats-url", help="an existing NATS server or cluster (default: start an embedded one)")
+    p.add_argument("--metrics-port", type=int, default=0, help="serve Prometheus metrics on this port")
+    p.add_argument("--log-level", default="warning", help="service log level (default warning)")
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    from cli.simulate_cmd import seat_bots
+    configure_logging(args.log_level)
+    serve_metrics(args.metrics_port)
+    names = seat_bots(args.bots, args.players)
+    with nats_url(args.nats_url) as url:
+        print(f"NATS at {url}")
+        game = asyncio.run(_play(url, names, args.pace, args.seed))
+    print(f"\nReplay it: zioncheck replay {game}   (or: zioncheck export {game} > {game}.jsonl)")
+    return 0
+
+
+async def _play(url: str, names: list[str], pace: float, seed: int | None) -> str:
+    services = await Services().start(SERVICES, url)
+    client = await GameClient.connect(url)
+    game = f"game-{uuid.uuid4().hex[:12]}"
+    rng = random.Random(seed)
+    bots = {seat: make_bot(name, rng) for seat, name in enumerate(names)}
+    follower = await client.follow(game)
+    shown = asyncio.create_task(_show(follower))
+    try:
+        await client.send(game, StartGame(game_id=game, players=len(names)))
+        await play_seats(client, follower, bots, rng, pace)
+        await shown
+        await _standings(client, game)
+        print(f"live state hash {_hash(follower)}")
+    finally:
+        shown.cancel()
+        await follower.stop()
+        await client.close()
+        await services.stop()
+    return game
+
+
+async def _show(follower: Follower) -> None:
+    state, told = GameState(), 0
+    while True:
+        while told < len(follower.batches):
+            for event in follower.batches[told].events:
+                state = evolve(state, event)
+                for line in narrate(event, state):
+                    print(line, flush=True)
+            told += 1
+        if state.game_over:
+            return
+        await follower.changed(timeout=120)
+
+
+async def _standings(client: GameClient, game: str) -> None:
+    """The scoring service's standings, read back from its KV bucket."""
+    kv = await client.js.key_value(STANDINGS)
+    for _ in range(100):
+        standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+        if standings.over:
+            break
+        await asyncio.sleep(0.05)
+    order = sorted(range(standings.players), key=lambda s: standings.totals[s])
+    print("\nStandings (from the scoring service):")
+    for place, seat in enumerate(order, 1):
+        mark = "  <- winner" if seat in standings.winners else ""
+        print(f"  {place}. seat {seat}: {standings.totals[seat]} points{mark}")
+
+
+def _hash(follower: Follower) -> str:
+    from engine.replay import state_hash
+    return state_hash(follower.state)

@@ -1,0 +1,108 @@
+"""The services as FastStream subscribers on one NATS server or cluster.
+
+Each service gets its own broker (its own connection), so they can run together
+in one process (`zioncheck run`) or one per process (`zioncheck serve table`).
+Handlers decode, call the service, and ack; retries, sequences and headers live
+in the services' log writer, not here. A handler that fails naks with a delay,
+so one bad message never stops a consumer.
+"""
+import msgspec
+import structlog
+from faststream.middlewares import AckPolicy
+from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
+from nats.js.api import ConsumerConfig
+
+from contracts.dealer import ReshuffleRequest
+from contracts.log import decode_batch, encode
+from services.dealer import DealerService
+from services.scoring import ScoringService
+from services.table import TableService
+from services.topology import COMMANDS, LOG, RESHUFFLE, ensure_topology, game_of
+
+SERVICES = ("table", "dealer", "scoring")
+log = structlog.get_logger("services")
+
+
+class Holder:
+    service = None
+
+
+def _consumer(durable: str, subject: str, stream: str, workers: int) -> dict:
+    return dict(subject=subject, stream=JStream(stream, declare=False), durable=durable,
+                pull_sub=PullSub(batch_size=64, timeout=0.2), ack_policy=AckPolicy.MANUAL,
+                max_workers=workers, config=ConsumerConfig(ack_wait=5, max_ack_pending=4096))
+
+
+async def _settle(msg: NatsMessage, work, what: str) -> None:
+    try:
+        await work
+    except Exception as error:  # noqa: BLE001 - the consumer must outlive any one message
+        log.error("handler_failed", what=what, subject=msg.raw_message.subject, error=repr(error))
+        await msg.nack(delay=1)
+        return
+    await msg.ack()
+
+
+def _table(broker: NatsBroker, holder: Holder, workers: int) -> None:
+    @broker.subscriber(**_consumer("zc-table", "zc.cmd.*", COMMANDS, workers))
+    async def on_command(msg: NatsMessage) -> None:
+        raw = msg.raw_message
+        await _settle(msg, holder.service.handle(game_of(raw.subject), raw.metadata.sequence.stream), "command")
+
+
+def _dealer(broker: NatsBroker, holder: Holder, workers: int) -> None:
+    @broker.subscriber(**_consumer("zc-dealer", "zc.log.*", LOG, 1))
+    async def on_log(msg: NatsMessage) -> None:
+        raw = msg.raw_message
+        await _settle(msg, holder.service.on_log(game_of(raw.subject), decode_batch(raw.data)), "log")
+
+    @broker.subscriber(RESHUFFLE, queue="zc-dealer")
+    async def on_reshuffle(msg: NatsMessage) -> bytes:
+        request = msgspec.json.decode(msg.raw_message.data, type=ReshuffleRequest)
+        return encode(await holder.service.on_reshuffle(request))
+
+
+def _scoring(broker: NatsBroker, holder: Holder, workers: int) -> None:
+    @broker.subscriber(**_consumer("zc-scoring", "zc.log.*", LOG, 1))
+    async def on_log(msg: NatsMessage) -> None:
+        raw = msg.raw_message
+        work = holder.service.on_log(game_of(raw.subject), raw.metadata.sequence.stream, decode_batch(raw.data))
+        await _settle(msg, work, "log")
+
+
+_REGISTER = {"table": _table, "dealer": _dealer, "scoring": _scoring}
+_BUILD = {
+    "table": lambda nc, js: TableService(nc, js),
+    "dealer": lambda nc, js: DealerService(js),
+    "scoring": lambda nc, js: ScoringService(js),
+}
+
+
+class Services:
+    """Running services; `await stop()` drains them."""
+
+    def __init__(self):
+        self.brokers: list[NatsBroker] = []
+        self.by_name: dict[str, object] = {}
+
+    async def start(self, names, url: str, workers: int = 32, replicas: int = 1) -> "Services":
+        for name in names:
+            if name not in _REGISTER:
+                raise ValueError(f"unknown service {name!r} (choose from {', '.join(SERVICES)})")
+            holder = Holder()
+            broker = NatsBroker(url, logger=None)
+            _REGISTER[name](broker, holder, workers)
+            await broker.connect()
+            state = broker.config.connection_state
+            await ensure_topology(state.stream, replicas)
+            holder.service = _BUILD[name](state.connection, state.stream)
+            await broker.start()
+            self.brokers.append(broker)
+            self.by_name[name] = holder.service
+            log.info("service_started", service=name, nats=url)
+        return self
+
+    async def stop(self) -> None:
+        for broker in reversed(self.brokers):
+            await broker.stop()
+        self.brokers.clear()

@@ -1,0 +1,98 @@
+"""A platform's side of the wire: send commands to a game and follow its log.
+
+Each command's sequence comes back in the publish ack; the table records it as the
+`cause` of the batch it appends, so the sender finds its outcome by that number.
+"""
+import asyncio
+
+import msgspec
+import nats
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+from nats.js.api import DeliverPolicy
+
+from contracts.commands import Command
+from contracts.events import Rejected
+from contracts.log import Batch, decode_batch, encode
+from domain import GameState, fold
+from services.topology import ROLE_HEADER, command_subject, log_subject, rejected_subject
+
+
+class GameClient:
+    def __init__(self, nc: Client):
+        self.nc = nc
+        self.js: JetStreamContext = nc.jetstream()
+
+    @classmethod
+    async def connect(cls, url: str) -> "GameClient":
+        return cls(await nats.connect(url, name="zioncheck-client"))
+
+    async def send(self, game: str, command: Command | bytes, as_dealer: bool = False,
+                   msg_id: str | None = None) -> int:
+        """Publish a command; returns its sequence in the commands stream."""
+        data = command if isinstance(command, bytes) else encode(command)
+        headers = {}
+        if as_dealer:
+            headers[ROLE_HEADER] = "dealer"
+        if msg_id:
+            headers["Nats-Msg-Id"] = msg_id
+        ack = await self.js.publish(command_subject(game), data, headers=headers or None)
+        return ack.seq
+
+    async def follow(self, game: str) -> "Follower":
+        follower = Follower(game)
+        await follower.start(self)
+        return follower
+
+    async def close(self) -> None:
+        await self.nc.drain()
+
+
+class Follower:
+    """A game's log as it grows: its batches in order, the folded state, each command's outcome."""
+
+    def __init__(self, game: str):
+        self.game = game
+        self.batches: list[Batch] = []
+        self.state = GameState()
+        self.outcomes: dict[int, list] = {}
+        self._changed = asyncio.Condition()
+        self._subs = []
+
+    async def start(self, client: GameClient) -> None:
+        self._subs.append(await client.js.subscribe(log_subject(self.game), cb=self._on_batch,
+                                                    ordered_consumer=True, deliver_policy=DeliverPolicy.ALL))
+        self._subs.append(await client.nc.subscribe(rejected_subject(self.game), cb=self._on_rejected))
+
+    async def _on_batch(self, msg) -> None:
+        batch = decode_batch(msg.data)
+        self.batches.append(batch)
+        self.state = fold(self.state, batch.events)
+        await self._record(batch.cause, batch.events)
+
+    async def _on_rejected(self, msg) -> None:
+        cause = int((msg.headers or {}).get("Zc-Cause", "0"))
+        await self._record(cause, [msgspec.json.decode(msg.data, type=Rejected)])
+
+    async def _record(self, cause: int, events: list) -> None:
+        async with self._changed:
+            self.outcomes[cause] = events
+            self._changed.notify_all()
+
+    async def wait_until(self, predicate, timeout: float = 30.0):
+        """Wait until predicate(self) is true; returns its value."""
+        async with self._changed:
+            return await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self)), timeout)
+
+    async def outcome(self, cause: int, timeout: float = 30.0) -> list:
+        """The events the command with this sequence produced (one Rejected when refused)."""
+        await self.wait_until(lambda f: cause in f.outcomes, timeout)
+        return self.outcomes[cause]
+
+    async def changed(self, timeout: float = 30.0) -> None:
+        seen = len(self.batches)
+        await self.wait_until(lambda f: len(f.batches) > seen, timeout)
+
+    async def stop(self) -> None:
+        for sub in self._subs:
+            await sub.unsubscribe()

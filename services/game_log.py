@@ -1,0 +1,82 @@
+"""The game log in JetStream: reading a game's batches and appending as its single writer.
+
+Every append names the log's last sequence for the game's subject
+(Nats-Expected-Last-Subject-Sequence), so a second writer cannot fork the log,
+and a Msg-Id, so a retried append is recognised as already done.
+"""
+from dataclasses import dataclass, field
+
+from nats.js import JetStreamContext
+from nats.js.api import DeliverPolicy
+from nats.js.errors import BadRequestError, NotFoundError
+
+from contracts.log import Batch, decode_batch, encode
+from domain import GameState, fold
+from services.topology import LOG, log_subject
+
+WRONG_LAST_SEQUENCE = 10071
+
+
+class LogConflict(Exception):
+    """Someone else appended to this game's log: reload it and decide again."""
+
+
+@dataclass
+class GameLog:
+    game: str
+    state: GameState = field(default_factory=GameState)
+    last_seq: int = 0        # stream sequence of the game's last log message
+    applied: int = 0         # commands-stream sequence of the last command applied
+    batches: int = 0
+
+
+async def read_batches(js: JetStreamContext, game: str) -> list[tuple[int, Batch]]:
+    """Every batch of a game's log with its stream sequence, oldest first."""
+    subject = log_subject(game)
+    try:
+        last = await js.get_msg(LOG, subject=subject)
+    except NotFoundError:
+        return []
+    found: list[tuple[int, Batch]] = []
+    sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
+    try:
+        while not found or found[-1][0] < last.seq:
+            msg = await sub.next_msg(timeout=10)
+            found.append((msg.metadata.sequence.stream, decode_batch(msg.data)))
+    finally:
+        await sub.unsubscribe()
+    return found
+
+
+async def load(js: JetStreamContext, game: str) -> GameLog:
+    log = GameLog(game=game)
+    for seq, batch in await read_batches(js, game):
+        _advance(log, seq, batch)
+    return log
+
+
+def _advance(log: GameLog, seq: int, batch: Batch) -> None:
+    log.state = fold(log.state, batch.events)
+    log.last_seq = seq
+    log.applied = max(log.applied, batch.cause)
+    log.batches += 1
+
+
+async def append(js: JetStreamContext, log: GameLog, batch: Batch) -> None:
+    """Append one batch as the game's next message, or raise LogConflict."""
+    msg_id = f"{log.game}:{batch.cause}"
+    headers = {"Nats-Expected-Last-Subject-Sequence": str(log.last_seq), "Nats-Msg-Id": msg_id}
+    subject = log_subject(log.game)
+    try:
+        ack = await js.publish(subject, encode(batch), headers=headers)
+        seq = ack.seq
+    except BadRequestError as error:
+        if error.err_code != WRONG_LAST_SEQUENCE:
+            raise
+        # A retried append comes back as "wrong last sequence", not as a duplicate:
+        # it is ours if the last message carries our Msg-Id.
+        last = await js.get_msg(LOG, subject=subject)
+        if (last.headers or {}).get("Nats-Msg-Id") != msg_id:
+            raise LogConflict(f"game {log.game}: the log moved past sequence {log.last_seq}") from None
+        seq = last.seq
+    _advance(log, seq, batch)

@@ -1,0 +1,65 @@
+"""Reading stored games back out of JetStream, for replay, export and listing."""
+import asyncio
+
+import msgspec
+import nats
+from nats.js.errors import KeyNotFoundError, NotFoundError
+
+from contracts.log import Entry, entries_of
+from contracts.scores import Standings
+from services.embedded import nats_url
+from services.game_log import read_batches
+from services.topology import LOG, STANDINGS, game_of
+
+
+def read_game_log(game: str, url: str | None) -> list[Entry]:
+    """A stored game's log as entries; ValueError if there is no such game."""
+    with nats_url(url) as server:
+        return asyncio.run(_read(server, game))
+
+
+async def _read(url: str, game: str) -> list[Entry]:
+    nc = await nats.connect(url)
+    try:
+        batches = await read_batches(nc.jetstream(), game)
+    except NotFoundError:
+        batches = []
+    finally:
+        await nc.close()
+    if not batches:
+        raise ValueError(f"no game {game!r} is stored (zioncheck games lists them)")
+    return entries_of([batch for _, batch in batches])
+
+
+def list_games(url: str | None) -> list[tuple[str, int, Standings | None]]:
+    """(game id, log messages, standings) for every stored game."""
+    with nats_url(url) as server:
+        return asyncio.run(_list(server))
+
+
+async def _list(url: str):
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    try:
+        try:
+            info = await js.stream_info(LOG, subjects_filter="zc.log.>")
+        except NotFoundError:
+            return []
+        subjects = info.state.subjects or {}
+        try:
+            kv = await js.key_value(STANDINGS)
+        except NotFoundError:
+            kv = None
+        games = []
+        for subject, count in sorted(subjects.items()):
+            game = game_of(subject)
+            standings = None
+            if kv is not None:
+                try:
+                    standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+                except KeyNotFoundError:
+                    pass
+            games.append((game, count, standings))
+        return games
+    finally:
+        await nc.close()

@@ -1,0 +1,37 @@
+"""Logs and metrics every service shares: structlog JSON lines and Prometheus counters."""
+import logging
+import sys
+
+import structlog
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+COMMANDS = Counter("zc_commands_total", "Commands the table applied, by outcome and R18 reason",
+                   ["outcome", "reason"])
+APPEND_SECONDS = Histogram("zc_append_seconds", "Time to append one batch to a game's log",
+                           buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0))
+EVENTS_APPENDED = Counter("zc_events_appended_total", "Events appended to game logs")
+ACTIVE_GAMES = Gauge("zc_active_games", "Games the table holds in memory that are not over")
+LOG_CONFLICTS = Counter("zc_log_conflicts_total", "Appends refused because another writer moved the log")
+DEALS = Counter("zc_deals_total", "Hands the dealer dealt")
+RESHUFFLES = Counter("zc_reshuffles_total", "R16 reshuffles the dealer made")
+SEEDS_REVEALED = Counter("zc_seeds_revealed_total", "Hand seeds the dealer revealed")
+HANDS_SCORED = Counter("zc_hands_scored_total", "Hands the scoring service scored")
+
+
+def configure_logging(level: str = "info", stream=sys.stderr) -> None:
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(stream),
+        cache_logger_on_first_use=True,
+    )
+
+
+def serve_metrics(port: int | None) -> None:
+    """Expose /metrics over HTTP; port 0 or None means no endpoint."""
+    if port:
+        start_http_server(port, addr="127.0.0.1")

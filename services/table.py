@@ -1,0 +1,110 @@
+"""The table service: the single writer of each game's log.
+
+Commands arrive on zc.cmd.<game> through a durable consumer. For each one the
+table folds the game's log (cached), applies every earlier command of the game
+it has not applied yet (so delivery order, redelivery after a crash, or a second
+instance cannot reorder a game), decides, and appends the events as one batch.
+"""
+import asyncio
+import time
+from collections import defaultdict
+
+import msgspec
+import structlog
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+
+from contracts.commands import Reshuffle
+from contracts.dealer import ReshuffleRequest
+from contracts.events import GameStarted, Rejected
+from contracts.log import Batch, encode
+from domain import decide, fold
+from engine.intake import read_command, stock_empty
+from services import game_log
+from services.game_log import GameLog, LogConflict
+from services.observability import ACTIVE_GAMES, APPEND_SECONDS, COMMANDS, EVENTS_APPENDED, LOG_CONFLICTS
+from services.topology import COMMANDS as COMMAND_STREAM
+from services.topology import RESHUFFLE, ROLE_HEADER, command_subject, rejected_subject
+
+log = structlog.get_logger("table")
+
+
+class TableService:
+    def __init__(self, nc: Client, js: JetStreamContext, dealer_timeout: float = 5.0):
+        self.nc, self.js = nc, js
+        self.dealer_timeout = dealer_timeout
+        self.games: dict[str, GameLog] = {}
+        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    async def handle(self, game: str, seq: int) -> None:
+        """Apply command `seq` of `game` and every earlier one not yet applied."""
+        async with self.locks[game]:
+            for _ in range(5):
+                try:
+                    await self._catch_up(game, seq)
+                    return
+                except LogConflict as conflict:
+                    LOG_CONFLICTS.inc()
+                    log.warning("log_conflict", game=game, seq=seq, detail=str(conflict))
+                    self.games.pop(game, None)
+            raise LogConflict(f"game {game}: gave up on command {seq} after repeated conflicts")
+
+    async def _catch_up(self, game: str, seq: int) -> None:
+        """Read the game's commands from the stream itself, in stream order, up to `seq`."""
+        state = await self._log(game)
+        while state.applied < seq:
+            command = await self.js.get_msg(COMMAND_STREAM, seq=state.applied + 1,
+                                            subject=command_subject(game), next=True)
+            from_dealer = (command.headers or {}).get(ROLE_HEADER) == "dealer"
+            await self._apply(state, command.seq, command.data, from_dealer)
+
+    async def _log(self, game: str) -> GameLog:
+        if game not in self.games:
+            self.games[game] = await game_log.load(self.js, game)
+        return self.games[game]
+
+    async def _apply(self, state: GameLog, seq: int, data: bytes, from_dealer: bool) -> None:
+        events = await self._decide(state, data, from_dealer)
+        if not state.state.started and not isinstance(events[0], GameStarted):
+            # Nothing is logged for a game that does not exist; the refusal still reaches the sender.
+            await self.nc.publish(rejected_subject(state.game), encode(events[0]), headers={"Zc-Cause": str(seq)})
+            state.applied = seq
+            _count(state.game, seq, events[0])
+            return
+        started = time.perf_counter()
+        await game_log.append(self.js, state, Batch(cause=seq, events=events))
+        APPEND_SECONDS.observe(time.perf_counter() - started)
+        EVENTS_APPENDED.inc(len(events))
+        _count(state.game, seq, events[0])
+        if state.state.game_over:
+            self.games.pop(state.game, None)
+        ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
+
+    async def _decide(self, state: GameLog, data: bytes, from_dealer: bool) -> list:
+        command = read_command(data, from_dealer)
+        if isinstance(command, Rejected):
+            return [command]
+        events = decide(state.state, command)
+        if stock_empty(events):
+            reshuffled = decide(state.state, await self._ask_dealer(state))
+            return reshuffled + decide(fold(state.state, reshuffled), command)
+        return events
+
+    async def _ask_dealer(self, state: GameLog) -> Reshuffle:
+        s = state.state
+        request = ReshuffleRequest(game_id=state.game, hand=s.hand, reshuffle=s.reshuffles + 1,
+                                   count=len(s.discard) - 1)
+        reply = await self.nc.request(RESHUFFLE, encode(request), timeout=self.dealer_timeout)
+        return msgspec.json.decode(reply.data, type=Reshuffle)
+
+
+def _count(game: str, seq: int, first) -> None:
+    """One log line and one metric per command: game, seq, what happened."""
+    if isinstance(first, Rejected):
+        COMMANDS.labels("rejected", first.reason).inc()
+        log.info("command", game=game, seq=seq, command=first.command, outcome="rejected",
+                 reason=first.reason, detail=first.detail)
+    else:
+        COMMANDS.labels("accepted", "").inc()
+        log.info("command", game=game, seq=seq, outcome="accepted", first_event=type(first).__struct_config__.tag)
+
