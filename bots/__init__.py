@@ -10,7 +10,7 @@ NAMES = ("greedy", "random")
 
 def make_bot(name: str, rng: random.Random) -> Bot:
     if name == "greedy":
-        return GreedyBot()
+        return GreedyBot(rng)
     if name == "random":
         return RandomBot(rng)
     raise ValueError(f"unknown bot {name!r} (choose from {', '.join(NAMES)})")

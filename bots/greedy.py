@@ -1,4 +1,6 @@
 """The greedy bot: goes down at once, lays off, claims and swaps what helps, sheds points."""
+import random
+
 from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
 from bots.base import can_take, joker_swaps, related
 from bots.finder import find_contract, fitting_ends, lay_offs
@@ -8,6 +10,9 @@ from domain.state import GameState
 
 class GreedyBot:
     name = "greedy"
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
 
     def move(self, state: GameState, seat: int) -> Command:
         hand = state.hands[seat]
@@ -38,17 +43,25 @@ class GreedyBot:
             return True
         if state.down[seat]:
             return any(c == card for c, _, _ in lay_offs_for(state, card))
-        return related(card, state.hands[seat])
+        # Taking a card only to shed it again would pass it round the table for ever.
+        return related(card, state.hands[seat]) and least_useful(list(state.hands[seat]) + [card]) != card
 
     def _shed(self, state: GameState, seat: int) -> str:
         """The most expensive card that helps least; jokers last (kept out of sets)."""
         hand = list(state.hands[seat])
-        if state.down[seat]:
-            useful = {card for card, _, _ in lay_offs(state, seat)}
-        else:
-            useful = {c for i, c in enumerate(hand) if related(c, hand[:i] + hand[i + 1:])}
-        ranked = sorted(hand, key=lambda c: (c == JOKER, c in useful, -points(c), c))
-        return ranked[0]
+        if not state.down[seat]:
+            if state.reshuffles and self.rng.random() < 0.3:
+                # A hand that outlived its stock is stuck on the same cards: shake it up.
+                return self.rng.choice([c for c in hand if c != JOKER] or hand)
+            return least_useful(hand)
+        useful = {card for card, _, _ in lay_offs(state, seat)}
+        return min(hand, key=lambda c: (c == JOKER, c in useful, -points(c), c))
+
+
+def least_useful(hand: list[str]) -> str:
+    """Before going down: the dearest card related to no other, jokers last."""
+    useful = {c for i, c in enumerate(hand) if related(c, hand[:i] + hand[i + 1:])}
+    return min(hand, key=lambda c: (c == JOKER, c in useful, -points(c), c))
 
 
 def lay_offs_for(state: GameState, card: str):

@@ -57,6 +57,7 @@ async def _play(url: str, names: list[str], pace: float, seed: int | None) -> st
     try:
         await client.send(game, StartGame(game_id=game, players=len(names)))
         await play_seats(client, follower, bots, rng, pace)
+        await follower.wait_until(lambda f: all(f.state.seeds))  # the dealer reveals the last hand's seed
         await shown
         await _standings(client, game)
         print(f"live state hash {_hash(follower)}")

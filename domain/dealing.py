@@ -3,6 +3,7 @@ from contracts.commands import Deal, Reshuffle, RevealSeed, StartGame
 from contracts.events import GameStarted, HandDealt, SeedRevealed, StockReshuffled
 from domain import fairness
 from domain.cards import decks_for
+from domain.drawing import reshuffle_due
 from domain.gates import card
 from domain.hands import HANDS_PER_GAME
 from domain.refusal import Refused
@@ -64,7 +65,7 @@ def reshuffle(state: GameState, command: Reshuffle) -> list:
     """R16: only for the hand in play, only on an empty stock, only a true permutation."""
     _between_hands(state)
     below = len(state.discard) - 1
-    if state.hand_over or command.hand != state.hand or state.stock or below < 1:
+    if state.hand_over or command.hand != state.hand or not reshuffle_due(state):
         raise Refused("bad_command", "no reshuffle is due")
     if sorted(command.order) != list(range(below)):
         raise Refused("bad_command", f"a reshuffle order must be a permutation of 0..{below - 1}")

@@ -34,9 +34,14 @@ def take_discard(state: GameState, command: TakeDiscard) -> list:
     return [DiscardTaken(seat=seat, card=state.top), *outcomes_on_take(state)]
 
 
+# R16a (decided): a hand that has rebuilt its stock this often is going nowhere (every
+# seat can be down with cards nothing on the table takes); the next dry stock ends it.
+MAX_RESHUFFLES = 20
+
+
 def reshuffle_due(state: GameState) -> bool:
-    """R16: the stock is empty and the pile holds cards below its top to reshuffle."""
-    return not state.stock and len(state.discard) > 1
+    """R16, R16a: the stock is empty and the pile holds cards below its top to reshuffle."""
+    return not state.stock and len(state.discard) > 1 and state.reshuffles < MAX_RESHUFFLES
 
 
 def _may_draw(state: GameState, seat: int) -> None:

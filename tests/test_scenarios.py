@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -50,7 +49,7 @@ def comparable(outcome: dict) -> dict:
     """The parts of an outcome SCENARIOS.md fixes, with hands as sorted multisets."""
     results = [{key: r[key] for key in RESULT_KEYS if key in r} for r in outcome["results"]]
     state = dict(outcome["state"])
-    state["hands"] = [sorted(Counter(hand).elements()) for hand in state["hands"]]
+    state["hands"] = [sorted(hand) for hand in state["hands"]]
     return {"results": results, "state": state}
 
 

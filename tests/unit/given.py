@@ -28,30 +28,32 @@ def started(players: int, dealer: int = 0, decks: int | None = None) -> list[ev.
     return [ev.GameStarted(game_id="test", players=players, decks=decks or decks_for(players), dealer=dealer)]
 
 
-def hands_played(players: int, hands: int, dealer: int = 0) -> list[ev.Event]:
-    """A started game whose first `hands` hands were dealt and ended, scoring nothing."""
+def hands_played(players: int, hands: int, dealer: int = 0, totals=None) -> list[ev.Event]:
+    """A started game whose first `hands` hands were dealt and ended, with `totals` after them
+    (scored in the last of them; nothing by default)."""
     events = started(players, dealer)
     for hand in range(1, hands + 1):
+        scored = list(totals) if totals is not None and hand == hands else [0] * players
         events += [
             ev.HandDealt(hand=hand, dealer=dealer_of(dealer, hand, players), hands=[[] for _ in range(players)],
                          stock=[]),
-            ev.HandEnded(hand=hand, winner=None, scores=[0] * players, stuck=[], totals=[0] * players),
+            ev.HandEnded(hand=hand, winner=None, scores=scored, stuck=[], totals=scored),
         ]
     return events
 
 
 def dealt(*hands, stock="", discard="", hand: int = 1, dealer: int | None = None,
-          decks: int | None = None) -> list[ev.Event]:
+          decks: int | None = None, totals=None) -> list[ev.Event]:
     """A started game and a stacked deal of `hand`, one string of cards per seat.
 
     The last seat deals unless `dealer` says otherwise, so seat 0 plays first (R8).
-    For a later hand the earlier ones are dealt and ended first, scoring nothing,
-    with the dealer rotating as R8 says.
+    For a later hand the earlier ones are dealt and ended first, with the dealer
+    rotating as R8 says, leaving the game's `totals` (all 0 unless given).
     """
     players = len(hands)
     dealer = players - 1 if dealer is None else dealer
     first_dealer = (dealer - (hand - 1)) % players
-    events = hands_played(players, hand - 1, first_dealer)
+    events = hands_played(players, hand - 1, first_dealer, totals)
     if decks is not None:
         events[0] = ev.GameStarted(game_id="test", players=players, decks=decks, dealer=first_dealer)
     events.append(ev.HandDealt(hand=hand, dealer=dealer, hands=[cards(h) for h in hands],
@@ -116,7 +118,14 @@ class Played(NamedTuple):
 
 
 def given_state(given) -> GameState:
-    """The given events folded, checking that each one could have happened to its seat's cards."""
+    """The given events folded, checking that each one could have happened to its seat's cards.
+
+    An earlier `Played` (or a GameState) may be given instead, to play on from where it ended.
+    """
+    if isinstance(given, Played):
+        return given.state
+    if isinstance(given, GameState):
+        return given
     state = GameState()
     for event in given:
         state = evolve(state, event)

@@ -1,0 +1,63 @@
+"""Small helpers for tests that talk to a real server."""
+import uuid
+
+from contracts.commands import Deal, StartGame
+from services.client import Follower, GameClient
+
+
+def new_game() -> str:
+    return f"t-{uuid.uuid4().hex[:10]}"
+
+
+async def stacked_game(client: GameClient, players: int, hands, stock, discard=(), hand: int = 1,
+                       dealer: int | None = None) -> Follower:
+    """A started game with a stacked deal, as the dealer would inject it."""
+    game = new_game()
+    follower = await client.follow(game)
+    dealer = players - 1 if dealer is None else dealer
+    await follower.outcome(await client.send(game, StartGame(
+        game_id=game, players=players, dealer=(dealer - hand + 1) % players, first_hand=hand, stacked=True)))
+    await follower.outcome(await client.send(game, Deal(hand=hand, hands=hands, stock=stock, discard=list(discard)),
+                                             as_dealer=True))
+    return follower
+
+
+async def stored_commands(client: GameClient, game: str) -> list[tuple[bytes, bool]]:
+    """The game's commands as the stream holds them: (bytes, sent by the dealer), in order."""
+    from nats.js.errors import NotFoundError
+
+    from services.topology import COMMANDS, ROLE_HEADER, command_subject
+    found, seq = [], 1
+    while True:
+        try:
+            msg = await client.js.get_msg(COMMANDS, seq=seq, subject=command_subject(game), next=True)
+        except NotFoundError:
+            return found
+        found.append((msg.data, (msg.headers or {}).get(ROLE_HEADER) == "dealer"))
+        seq = msg.seq + 1
+
+
+async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
+    from services.topology import SEEDS
+    kv = await client.js.key_value(SEEDS)
+    seeds = {}
+    for hand in range(1, 7):
+        try:
+            seeds[hand] = (await kv.get(f"{game}.{hand}")).value.decode()
+        except Exception:  # noqa: BLE001 - hands not reached have no seed
+            break
+    return seeds
+
+
+def uninterrupted(commands: list[tuple[bytes, bool]], seeds: dict[int, str]) -> list:
+    """The events the same commands give in process, one table, no crash."""
+    from contracts.events import Rejected
+    from engine.dealer import Dealer
+    from engine.intake import read_command
+    from engine.table import Table
+    table = Table(dealer=Dealer(lambda hand: seeds[hand]))
+    events = []
+    for data, from_dealer in commands:
+        command = read_command(data, from_dealer)
+        events += [command] if isinstance(command, Rejected) else table.handle(command)
+    return events

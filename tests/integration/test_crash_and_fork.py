@@ -1,0 +1,91 @@
+"""The table survives kill -9, and a second table on the same game cannot fork its log."""
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+
+from bots import make_bot
+from contracts.commands import Deal, Discard, DrawStock, StartGame
+from contracts.log import Batch
+from services import game_log
+from services.app import Services
+from services.bot_seats import play_seats
+from services.game_log import LogConflict
+from services.table import TableService
+from services.topology import ensure_topology
+from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
+
+import pytest
+
+
+def start_table(url: str, tmp_path) -> subprocess.Popen:
+    """The table service as its own process, as `zioncheck serve table` runs it."""
+    out = open(tmp_path / "table.log", "ab")
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "table", "--nats-url", url,
+                                "--log-level", "warning"], stdout=subprocess.PIPE, stderr=out)
+    assert b"serving table" in process.stdout.readline()
+    return process
+
+
+async def test_a_table_killed_mid_game_resumes_with_no_event_lost_or_doubled(nats_server, client, tmp_path):
+    others = await Services().start(["dealer", "scoring"], nats_server.url)
+    table = start_table(nats_server.url, tmp_path)
+    try:
+        game = new_game()
+        follower = await client.follow(game)
+        await client.send(game, StartGame(game_id=game, players=3))
+        rng = random.Random(3)
+        bots = {s: make_bot("greedy", rng) for s in range(3)}
+        playing = asyncio.create_task(play_seats(client, follower, bots, rng))
+        await follower.wait_until(lambda f: f.state.hand == 2, timeout=60)
+        os.kill(table.pid, signal.SIGKILL)
+        table.wait()
+        table = start_table(nats_server.url, tmp_path)
+        await asyncio.wait_for(playing, timeout=120)
+        await follower.wait_until(lambda f: all(f.state.seeds), timeout=30)
+        logged = [e for b in follower.batches for e in b.events]
+        causes = [b.cause for b in follower.batches]
+        assert causes == sorted(set(causes)), "a command was applied twice or out of order"
+        assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+        assert follower.state.game_over
+    finally:
+        table.kill()
+        await others.stop()
+
+
+async def opened_game(client) -> str:
+    """A two-seat stacked game in the commands stream, with no table running yet."""
+    await ensure_topology(client.js)
+    game = new_game()
+    await client.send(game, StartGame(game_id=game, players=2, dealer=1, stacked=True))
+    deal = Deal(hand=1, hands=[["AS", "2S", "9D"], ["3S", "4S", "9C"]], stock=["5S", "6S", "7S", "8S"])
+    await client.send(game, deal, as_dealer=True)
+    return game
+
+
+async def causes(client, game: str) -> list[int]:
+    return [batch.cause for _, batch in await game_log.read_batches(client.js, game)]
+
+
+async def test_a_second_table_with_a_stale_view_cannot_fork_the_log(nats_server, client):
+    game = await opened_game(client)
+    first, second = TableService(client.nc, client.js), TableService(client.nc, client.js)
+    stale = await game_log.load(client.js, game)
+    seq = await client.send(game, DrawStock(seat=0))
+    later = await client.send(game, Discard(seat=0, card="9D"))
+    await first.handle(game, seq)
+    with pytest.raises(LogConflict):  # a writer that missed `seq` cannot append after it
+        await game_log.append(client.js, stale, Batch(cause=later, events=[]))
+    await second.handle(game, seq)  # loads the log, finds the command applied, appends nothing
+    assert await causes(client, game) == [1, 2, seq]
+
+
+async def test_two_tables_racing_on_one_game_apply_each_command_once_in_stream_order(nats_server, client):
+    game = await opened_game(client)
+    tables = [TableService(client.nc, client.js) for _ in range(2)]
+    seqs = [await client.send(game, move) for move in (DrawStock(seat=0), Discard(seat=0, card="9D"))]
+    # Both are woken by the last command only: each must apply the earlier ones first, once.
+    await asyncio.gather(*(table.handle(game, seqs[-1]) for table in tables))
+    assert await causes(client, game) == [1, 2, *seqs]
