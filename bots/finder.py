@@ -1,6 +1,9 @@
-"""Finding melds in a hand: what a bot can lay down or lay off. Pure and rule-checked."""
+"""Finding melds in a hand: what a bot can lay down or lay off. Pure and rule-checked.
+
+This is the hot path of a simulation, so candidates carry their card counts and
+the search never extends a choice the hand cannot hold.
+"""
 from collections import Counter
-from itertools import combinations
 
 from domain.cards import JOKER, SUITS, card_at, rank
 from domain.going_down import read_contract
@@ -10,38 +13,56 @@ from domain.melds import set_rank
 from domain.refusal import Refused
 from domain.state import GameState, PlacedMeld
 
+# A candidate meld: its cards, the jokers it spends, and how many of each card it takes.
+Candidate = tuple[list[str], int, dict[str, int]]
 
-def candidate_sets(counts: Counter, jokers: int) -> list[tuple[list[str], int]]:
-    """Every rank's naturals as one set, padded with jokers to three (R4, R6)."""
+_SUIT_VALUES = {suit: [""] + [card_at(value, suit) for value in range(1, 15)] for suit in SUITS}
+
+
+def candidate_sets(counts: Counter, jokers: int) -> list[Candidate]:
+    """Every rank's naturals as one set, padded with jokers to three (R4, R6); ranks in hand order."""
+    by_rank: dict[str, dict[str, int]] = {}
+    for card, n in counts.items():
+        if card != JOKER:
+            by_rank.setdefault(rank(card), {})[card] = n
     found = []
-    for card_rank in {rank(c) for c in counts if c != JOKER}:
-        cards = [c for c in counts if c != JOKER and rank(c) == card_rank for _ in range(counts[c])]
-        need = max(0, 3 - len(cards))
-        if need <= jokers:
-            found.append((cards + [JOKER] * need, need))
+    for need in by_rank.values():
+        cards = [card for card, n in need.items() for _ in range(n)]
+        pad = max(0, 3 - len(cards))
+        if pad <= jokers:
+            found.append((cards + [JOKER] * pad, pad, need | {JOKER: pad} if pad else need))
     return found
 
 
-def candidate_runs(counts: Counter, jokers: int) -> list[tuple[list[str], int]]:
-    """Every window of 4+ values in a suit that the hand can fill, gaps filled with jokers (R5, R6)."""
+def candidate_runs(counts: Counter, jokers: int) -> list[Candidate]:
+    """Every window of 4+ values in a suit that the hand can fill, gaps filled with jokers (R5, R6).
+
+    Windows grow one value at a time from each low end; the first copies of a card
+    go to the lowest positions, and a window that needs more jokers than the hand
+    holds ends the growing.
+    """
     found = []
     for suit in SUITS:
+        at = _SUIT_VALUES[suit]
+        if not any(at[value] in counts for value in range(1, 14)):
+            continue
         for low in range(1, 12):
-            for high in range(low + 3, 15):
-                need = Counter(card_at(v, suit) for v in range(low, high + 1))
-                missing = sum(max(0, n - counts[c]) for c, n in need.items())
+            spent: dict[str, int] = {}
+            cards: list[str] = []
+            missing = 0
+            for value in range(low, 15):
+                card = at[value]
+                used = spent.get(card, 0)
+                if used < counts[card]:
+                    spent[card] = used + 1
+                    cards.append(card)
+                else:
+                    missing += 1
+                    cards.append(JOKER)
                 if missing > jokers:
                     break
-                if missing == high - low + 1:
-                    continue
-                spent = Counter()
-                cards = []
-                for v in range(low, high + 1):
-                    c = card_at(v, suit)
-                    use = c if spent[c] < counts[c] else JOKER
-                    spent[use] += 1
-                    cards.append(use)
-                found.append((cards, missing))
+                if value - low >= 3 and missing < len(cards):
+                    found.append((cards[:], missing, spent | {JOKER: missing} if missing else spent.copy()))
     return found
 
 
@@ -53,25 +74,37 @@ def find_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None
     by_cost = lambda item: (item[1], -len(item[0]))  # fewest jokers, then most cards
     runs = sorted(candidate_runs(counts, jokers), key=by_cost)
     sets = sorted(candidate_sets(counts, jokers), key=by_cost)
-    for chosen_runs in _pick(runs, contract.runs, counts):
-        left = counts - Counter(c for meld in chosen_runs for c in meld)
-        for chosen_sets in _pick([s for s in sets if _fits(s[0], left)], contract.sets, left):
+    for chosen_runs, left in _pick(runs, contract.runs, dict(counts)):
+        for chosen_sets, _ in _pick(sets, contract.sets, left):
             melds = chosen_sets + chosen_runs
             if sum(map(len, melds)) < len(hand) and _legal(hand_no, melds):
                 return melds
     return None
 
 
-def _pick(candidates, k: int, counts: Counter):
-    """Combinations of k candidates that the hand can hold at once."""
-    for combo in combinations(candidates, k):
-        melds = [list(cards) for cards, _ in combo]
-        if _fits([c for m in melds for c in m], counts):
-            yield melds
+def _pick(candidates: list[Candidate], k: int, counts: dict[str, int]):
+    """Combinations of k candidates that the hand can hold at once, in itertools.combinations
+    order, each with the cards it leaves. What a choice holds only shrinks as it grows, so a
+    choice the hand cannot hold is never extended."""
+    left = dict(counts)
+    chosen: list[int] = []
 
+    def extend(start: int):
+        if len(chosen) == k:
+            yield [list(candidates[i][0]) for i in chosen], dict(left)
+            return
+        for i in range(start, len(candidates) - k + len(chosen) + 1):
+            need = candidates[i][2]
+            if all(left.get(card, 0) >= n for card, n in need.items()):
+                for card, n in need.items():
+                    left[card] -= n
+                chosen.append(i)
+                yield from extend(i + 1)
+                chosen.pop()
+                for card, n in need.items():
+                    left[card] += n
 
-def _fits(cards, counts: Counter) -> bool:
-    return not Counter(cards) - counts
+    return extend(0)
 
 
 def _legal(hand_no: int, melds) -> bool:
@@ -83,8 +116,10 @@ def _legal(hand_no: int, melds) -> bool:
 
 
 def lay_offs(state: GameState, seat: int):
-    """Every (card, meld, end) the seat could lay off now (R13), naturals first."""
-    for card in sorted(set(state.hands[seat]), key=lambda c: c == JOKER):
+    """Every (card, meld, end) the seat could lay off now (R13): naturals first, each in hand order."""
+    hand = state.hands[seat]
+    cards = [card for card in dict.fromkeys(hand) if card != JOKER] + [JOKER] * (JOKER in hand)
+    for card in cards:
         for meld in state.table:
             for end in fitting_ends(meld, card):
                 yield card, meld, end

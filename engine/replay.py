@@ -17,8 +17,22 @@ def fold_log(entries: list[Entry]) -> GameState:
 
 
 def state_hash(state: GameState) -> str:
-    """SHA-256 of the state's canonical JSON: equal states, equal hashes."""
-    return hashlib.sha256(msgspec.json.encode(state)).hexdigest()
+    """SHA-256 of the game's canonical JSON: everything a player could ask about, in a fixed shape.
+
+    It hashes what the game is, not how GameState stores it, so a refactor of the
+    state keeps the hashes of old logs.
+    """
+    canonical = {
+        "game_id": state.game_id, "players": state.players, "decks": state.decks, "hand": state.hand,
+        "dealer": state.dealer, "turn": state.turn, "drawn": state.drawn,
+        "hands": [sorted(h) for h in state.hands], "stock": list(state.stock), "discard": list(state.discard),
+        "table": [[m.owner, m.index, m.kind, list(m.cards)] for m in state.table],
+        "down": list(state.down), "hand_over": state.hand_over, "winner": state.winner,
+        "scores": state.scores, "stuck": list(state.stuck), "totals": list(state.totals),
+        "game_over": state.game_over, "winners": list(state.winners),
+        "commitments": list(state.commitments), "seeds": list(state.seeds),
+    }
+    return hashlib.sha256(msgspec.json.encode(canonical)).hexdigest()
 
 
 def story(entries: list[Entry]) -> list[str]:

@@ -15,6 +15,7 @@ from nats.js.api import ConsumerConfig
 from contracts.dealer import ReshuffleRequest
 from contracts.log import decode_batch, encode
 from services.dealer import DealerService
+from services.embedded import server_list
 from services.scoring import ScoringService
 from services.table import TableService
 from services.topology import COMMANDS, LOG, RESHUFFLE, ensure_topology, game_of
@@ -90,7 +91,7 @@ class Services:
             if name not in _REGISTER:
                 raise ValueError(f"unknown service {name!r} (choose from {', '.join(SERVICES)})")
             holder = Holder()
-            broker = NatsBroker(url, logger=None)
+            broker = NatsBroker(server_list(url), logger=None)
             _REGISTER[name](broker, holder, workers)
             await broker.connect()
             state = broker.config.connection_state

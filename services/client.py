@@ -15,6 +15,7 @@ from contracts.commands import Command
 from contracts.events import Rejected
 from contracts.log import Batch, decode_batch, encode
 from domain import GameState, fold
+from services.embedded import server_list
 from services.topology import ROLE_HEADER, command_subject, log_subject, rejected_subject
 
 
@@ -25,7 +26,7 @@ class GameClient:
 
     @classmethod
     async def connect(cls, url: str) -> "GameClient":
-        return cls(await nats.connect(url, name="zioncheck-client"))
+        return cls(await nats.connect(server_list(url), name="zioncheck-client"))
 
     async def send(self, game: str, command: Command | bytes, as_dealer: bool = False,
                    msg_id: str | None = None) -> int:

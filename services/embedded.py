@@ -34,6 +34,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def server_list(url: str) -> list[str]:
+    """A --nats-url may name several servers of a cluster, comma-separated."""
+    return [part.strip() for part in url.split(",") if part.strip()]
+
+
 def reachable(url: str, timeout: float = 0.3) -> bool:
     host, port = url.removeprefix("nats://").rsplit(":", 1)
     try:

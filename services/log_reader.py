@@ -7,7 +7,7 @@ from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from contracts.log import Entry, entries_of
 from contracts.scores import Standings
-from services.embedded import nats_url
+from services.embedded import nats_url, server_list
 from services.game_log import read_batches
 from services.topology import LOG, STANDINGS, game_of
 
@@ -19,7 +19,7 @@ def read_game_log(game: str, url: str | None) -> list[Entry]:
 
 
 async def _read(url: str, game: str) -> list[Entry]:
-    nc = await nats.connect(url)
+    nc = await nats.connect(server_list(url))
     try:
         batches = await read_batches(nc.jetstream(), game)
     except NotFoundError:
@@ -38,7 +38,7 @@ def list_games(url: str | None) -> list[tuple[str, int, Standings | None]]:
 
 
 async def _list(url: str):
-    nc = await nats.connect(url)
+    nc = await nats.connect(server_list(url))
     js = nc.jetstream()
     try:
         try:

@@ -7,8 +7,6 @@ bytes the scenario gives, so the table reads them exactly as a platform's.
 import asyncio
 import uuid
 
-import nats
-
 from contracts.commands import Deal, StartGame
 from engine.scenario import Scenario, result, view
 from services.app import SERVICES, Services
@@ -26,7 +24,7 @@ async def play(s: Scenario, url: str, services: Services | None = None) -> dict:
     """Play the scenario; starts the services unless running ones are given."""
     own = services is None
     services = services or await Services().start(SERVICES, url)
-    client = GameClient(await nats.connect(url))
+    client = await GameClient.connect(url)
     game = f"scenario-{uuid.uuid4().hex[:12]}"
     try:
         seeds = await client.js.key_value(SEEDS)

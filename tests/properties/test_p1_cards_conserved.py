@@ -1,0 +1,35 @@
+"""(a) R1: cards are conserved. Across stock, pile, hands and table, the cards in play are
+always exactly the cards the hand was dealt; a real deal deals every card of R1's decks."""
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.cards import full_decks
+from moves import Session, play_on, short_deals
+
+
+def conserved(session: Session) -> None:
+    if session.state.hand >= 1:
+        assert session.cards_in_play() == session.dealt
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 6), seed=st.integers(0, 2**32), data=st.data())
+def test_r01_a_real_deal_conserves_the_full_decks_through_any_commands(players, seed, data):
+    session = Session(players, seed)
+    session.deal()
+    assert session.dealt == Counter(full_decks(session.state.decks))
+    play_on(data, session, steps=80, after_each=conserved)
+    if not session.state.hand_over:
+        assert session.cards_in_play() == Counter(full_decks(session.state.decks))
+
+
+@settings(max_examples=40, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
+def test_r16_short_stacked_hands_conserve_their_cards_through_reshuffles_and_dry_ends(players, seed, first_hand,
+                                                                                       data):
+    short = data.draw(short_deals(players), label="short deal")
+    session = Session(players, seed, first_hand=first_hand, short=short)
+    session.deal()
+    play_on(data, session, steps=60, after_each=conserved)
