@@ -1,8 +1,9 @@
 """What every bot shares: the moves it may make and how it reads a hand."""
+from collections import Counter
 from typing import Protocol
 
 from contracts.commands import Command, SwapJoker
-from domain.cards import JOKER, RANK_VALUE, card_at, rank, suit
+from domain.cards import JOKER, NATURALS, RANK_VALUE, card_at, points, rank, suit
 from domain.state import GameState
 
 
@@ -39,20 +40,41 @@ def related(card: str, others) -> bool:
     """Whether `card` could join a meld with the others: same rank, or a near neighbour in suit."""
     if card == JOKER:
         return True
-    values = _values(card)
-    for other in others:
-        if other == JOKER:
-            continue
-        if rank(other) == rank(card):
-            return True
-        if suit(other) == suit(card) and any(0 < abs(a - b) <= 2 for a in values for b in _values(other)):
-            return True
-    return False
+    card_rank, near = _RANK[card], _NEAR[card]
+    return any(other != JOKER and (_RANK[other] == card_rank or other in near) for other in others)
+
+
+def related_cards(hand) -> set[str]:
+    """The cards of `hand` related to another card of it (see `related`); a joker always is."""
+    present = set(hand)
+    present.discard(JOKER)
+    ranks = Counter(_RANK[card] for card in hand if card != JOKER)
+    found = {card for card in present if ranks[_RANK[card]] > 1 or not _NEAR[card].isdisjoint(present)}
+    return found | {JOKER} if JOKER in hand else found
+
+
+def dearest(hand, useful) -> str:
+    """The card to shed: the dearest (R3) natural not in `useful`, else the dearest natural, a joker
+    last; between equals, the one that sorts first."""
+    naturals = [card for card in hand if card != JOKER]
+    pool = [card for card in naturals if card not in useful] or naturals
+    return min(pool, key=_SHED_ORDER.__getitem__) if pool else JOKER
 
 
 def _values(card: str) -> tuple[int, ...]:
     value = RANK_VALUE[rank(card)]
     return (1, 14) if value == 1 else (value,)
+
+
+# Per natural card: its rank, the cards of its suit within two values of it (an ace is 1 and 14),
+# and its place in shedding order (dearest first).
+_RANK = {card: rank(card) for card in NATURALS}
+_SHED_ORDER = {card: (-points(card), card) for card in NATURALS}
+_NEAR = {
+    card: frozenset(other for other in NATURALS if suit(other) == suit(card)
+                    and any(0 < abs(a - b) <= 2 for a in _values(card) for b in _values(other)))
+    for card in NATURALS
+}
 
 
 def can_take(state: GameState, seat: int) -> bool:

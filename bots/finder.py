@@ -5,7 +5,7 @@ the search never extends a choice the hand cannot hold.
 """
 from collections import Counter
 
-from domain.cards import JOKER, SUITS, card_at, rank
+from domain.cards import JOKER, SUITS, card_at, rank, suit
 from domain.going_down import read_contract
 from domain.hands import CONTRACTS
 from domain.laying_off import run_ends
@@ -14,9 +14,10 @@ from domain.refusal import Refused
 from domain.state import GameState, PlacedMeld
 
 # A candidate meld: its cards, the jokers it spends, and how many of each card it takes.
-Candidate = tuple[list[str], int, dict[str, int]]
+Candidate = tuple[list[str], int, tuple[tuple[str, int], ...]]
 
-_SUIT_VALUES = {suit: [""] + [card_at(value, suit) for value in range(1, 15)] for suit in SUITS}
+# Per suit, the card at each run value 1..14 (index 0 unused; an ace is both 1 and 14).
+_SUIT_VALUES = {suit_: ["", *(card_at(value, suit_) for value in range(1, 15))] for suit_ in SUITS}
 
 
 def candidate_sets(counts: Counter, jokers: int) -> list[Candidate]:
@@ -30,7 +31,7 @@ def candidate_sets(counts: Counter, jokers: int) -> list[Candidate]:
         cards = [card for card, n in need.items() for _ in range(n)]
         pad = max(0, 3 - len(cards))
         if pad <= jokers:
-            found.append((cards + [JOKER] * pad, pad, need | {JOKER: pad} if pad else need))
+            found.append((cards + [JOKER] * pad, pad, _needs(need, pad)))
     return found
 
 
@@ -39,14 +40,18 @@ def candidate_runs(counts: Counter, jokers: int) -> list[Candidate]:
 
     Windows grow one value at a time from each low end; the first copies of a card
     go to the lowest positions, and a window that needs more jokers than the hand
-    holds ends the growing.
+    holds ends the growing. A low end whose first four values already need too many
+    jokers is skipped at once.
     """
     found = []
-    for suit in SUITS:
-        at = _SUIT_VALUES[suit]
-        if not any(at[value] in counts for value in range(1, 14)):
+    for suit_ in SUITS:
+        at = _SUIT_VALUES[suit_]
+        held = [card in counts for card in at]
+        if sum(held) - held[14] + jokers < 4 or not any(held):
             continue
         for low in range(1, 12):
+            if held[low] + held[low + 1] + held[low + 2] + held[low + 3] + jokers < 4:
+                continue
             spent: dict[str, int] = {}
             cards: list[str] = []
             missing = 0
@@ -62,8 +67,12 @@ def candidate_runs(counts: Counter, jokers: int) -> list[Candidate]:
                 if missing > jokers:
                     break
                 if value - low >= 3 and missing < len(cards):
-                    found.append((cards[:], missing, spent | {JOKER: missing} if missing else spent.copy()))
+                    found.append((cards[:], missing, _needs(spent, missing)))
     return found
+
+
+def _needs(naturals: dict[str, int], jokers: int) -> tuple[tuple[str, int], ...]:
+    return (*naturals.items(), (JOKER, jokers)) if jokers else tuple(naturals.items())
 
 
 def find_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None:
@@ -72,9 +81,13 @@ def find_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None
     counts = Counter(hand)
     jokers = counts[JOKER]
     by_cost = lambda item: (item[1], -len(item[0]))  # fewest jokers, then most cards
-    runs = sorted(candidate_runs(counts, jokers), key=by_cost)
-    sets = sorted(candidate_sets(counts, jokers), key=by_cost)
-    for chosen_runs, left in _pick(runs, contract.runs, dict(counts)):
+    sets = sorted(candidate_sets(counts, jokers), key=by_cost) if contract.sets else []
+    if next(_pick(sets, contract.sets, counts), None) is None:
+        return None  # not even the whole hand holds the sets
+    runs = sorted(candidate_runs(counts, jokers), key=by_cost) if contract.runs else []
+    for chosen_runs, left in _pick(runs, contract.runs, counts):
+        if sum(map(len, chosen_runs)) + 3 * contract.sets >= len(hand):
+            continue  # any sets would leave no card to discard
         for chosen_sets, _ in _pick(sets, contract.sets, left):
             melds = chosen_sets + chosen_runs
             if sum(map(len, melds)) < len(hand) and _legal(hand_no, melds):
@@ -95,13 +108,16 @@ def _pick(candidates: list[Candidate], k: int, counts: dict[str, int]):
             return
         for i in range(start, len(candidates) - k + len(chosen) + 1):
             need = candidates[i][2]
-            if all(left.get(card, 0) >= n for card, n in need.items()):
-                for card, n in need.items():
+            for card, n in need:
+                if left.get(card, 0) < n:
+                    break
+            else:  # the hand still holds every card this candidate takes
+                for card, n in need:
                     left[card] -= n
                 chosen.append(i)
                 yield from extend(i + 1)
                 chosen.pop()
-                for card, n in need.items():
+                for card, n in need:
                     left[card] += n
 
     return extend(0)
@@ -128,4 +144,6 @@ def lay_offs(state: GameState, seat: int):
 def fitting_ends(meld: PlacedMeld, card: str) -> list[str | None]:
     if meld.kind == "set":
         return [None] if card == JOKER or rank(card) == set_rank(meld.cards) else []
+    if card != JOKER and suit(card) != meld.suit:
+        return []  # R5: a run is one suit
     return run_ends(meld, card)

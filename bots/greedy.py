@@ -2,9 +2,9 @@
 import random
 
 from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
-from bots.base import can_take, joker_swaps, related
+from bots.base import can_take, dearest, joker_swaps, related, related_cards
 from bots.finder import find_contract, fitting_ends, lay_offs
-from domain.cards import JOKER, points
+from domain.cards import JOKER
 from domain.state import GameState
 
 
@@ -54,14 +54,12 @@ class GreedyBot:
                 # A hand that outlived its stock is stuck on the same cards: shake it up.
                 return self.rng.choice([c for c in hand if c != JOKER] or hand)
             return least_useful(hand)
-        useful = {card for card, _, _ in lay_offs(state, seat)}
-        return min(hand, key=lambda c: (c == JOKER, c in useful, -points(c), c))
+        return dearest(hand, {card for card, _, _ in lay_offs(state, seat)})
 
 
 def least_useful(hand: list[str]) -> str:
     """Before going down: the dearest card related to no other, jokers last."""
-    useful = {c for i, c in enumerate(hand) if related(c, hand[:i] + hand[i + 1:])}
-    return min(hand, key=lambda c: (c == JOKER, c in useful, -points(c), c))
+    return dearest(hand, related_cards(hand))
 
 
 def lay_offs_for(state: GameState, card: str):

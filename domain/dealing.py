@@ -76,9 +76,12 @@ def reveal_seed(state: GameState, command: RevealSeed) -> list:
     hand = command.hand
     if not 1 <= hand <= state.hand or (hand == state.hand and not state.hand_over):
         raise Refused("bad_command", f"hand {hand}'s seed can be revealed only once it has ended")
-    if state.seeds[hand - 1]:
+    index = dealt_index(state, hand)
+    if index is None:
+        raise Refused("bad_command", f"hand {hand} was not dealt at this table (its game started later)")
+    if state.seeds[index]:
         raise Refused("bad_command", f"hand {hand}'s seed is already revealed")
-    promised = state.commitments[hand - 1]
+    promised = state.commitments[index]
     try:
         matches = fairness.commitment(command.seed) == promised
     except ValueError:
@@ -86,3 +89,13 @@ def reveal_seed(state: GameState, command: RevealSeed) -> list:
     if promised and not matches:
         raise Refused("bad_command", f"that seed does not match hand {hand}'s commitment {promised}")
     return [SeedRevealed(hand=hand, seed=command.seed)]
+
+
+def dealt_index(state: GameState, hand: int) -> int | None:
+    """Where `hand` sits in the per-deal commitments and seeds, or None if it was not dealt here.
+
+    They hold one entry per hand dealt, the last for the hand in play; a game may start at a
+    later hand (StartGame.first_hand), so hand 1 is not always the first entry.
+    """
+    index = len(state.commitments) - 1 - (state.hand - hand)
+    return index if 0 <= index < len(state.commitments) else None

@@ -8,11 +8,10 @@ def naturals(cards) -> list[str]:
 
 def set_rank(cards) -> str | None:
     """R4, R6: the rank of a valid set (3+ cards, one rank, jokers wild), else None."""
-    natural = naturals(cards)
-    if len(cards) < 3 or not natural:
+    if len(cards) < 3:
         return None
-    first = rank(natural[0])
-    return first if all(rank(card) == first for card in natural) else None
+    ranks = {rank(card) for card in cards if card != JOKER}
+    return ranks.pop() if len(ranks) == 1 else None
 
 
 def run_low(cards) -> int | None:
@@ -41,7 +40,8 @@ def _fits(cards, low: int, suit_: str) -> bool:
 
 
 def run_suit(cards) -> str:
-    return suit(naturals(cards)[0])
+    """The suit of a run: its first natural card's."""
+    return suit(next(card for card in cards if card != JOKER))
 
 
 def kinds(cards) -> tuple[str, ...]:

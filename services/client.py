@@ -4,6 +4,7 @@ Each command's sequence comes back in the publish ack; the table records it as t
 `cause` of the batch it appends, so the sender finds its outcome by that number.
 """
 import asyncio
+import time
 
 import msgspec
 import nats
@@ -57,6 +58,7 @@ class Follower:
         self.batches: list[Batch] = []
         self.state = GameState()
         self.outcomes: dict[int, list] = {}
+        self.arrived: dict[int, float] = {}   # perf_counter() when each outcome arrived
         self._changed = asyncio.Condition()
         self._subs = []
 
@@ -77,6 +79,7 @@ class Follower:
 
     async def _record(self, cause: int, events: list) -> None:
         async with self._changed:
+            self.arrived[cause] = time.perf_counter()
             self.outcomes[cause] = events
             self._changed.notify_all()
 

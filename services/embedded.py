@@ -48,20 +48,21 @@ def reachable(url: str, timeout: float = 0.3) -> bool:
         return False
 
 
-def config_text(port: int, store: Path) -> str:
-    return (f'listen: "127.0.0.1:{port}"\n'
-            f'jetstream {{\n  store_dir: "{store.resolve()}"\n  sync_interval: always\n}}\n')
+def config_text(port: int, store: Path, sync_always: bool = True) -> str:
+    sync = "  sync_interval: always\n" if sync_always else ""
+    return f'listen: "127.0.0.1:{port}"\njetstream {{\n  store_dir: "{store.resolve()}"\n{sync}}}\n'
+
 
 
 class NatsServer:
     """One nats-server process with its own config and store; stop() ends it."""
 
-    def __init__(self, store: Path, port: int | None = None, log: Path | None = None):
+    def __init__(self, store: Path, port: int | None = None, log: Path | None = None, sync_always: bool = True):
         self.port = port or free_port()
         self.url = f"nats://127.0.0.1:{self.port}"
         store.mkdir(parents=True, exist_ok=True)
         conf = Path(tempfile.mkstemp(prefix="nats-", suffix=".conf")[1])
-        conf.write_text(config_text(self.port, store))
+        conf.write_text(config_text(self.port, store, sync_always))
         out = open(log, "ab") if log else subprocess.DEVNULL
         self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=out, stderr=out,
                                         preexec_fn=_die_with_parent)

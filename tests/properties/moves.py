@@ -8,6 +8,7 @@ so that play reaches deep into hands without losing its randomness.
 import random
 from collections import Counter
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from bots import make_bot
@@ -21,6 +22,12 @@ from contracts.events import HandDealt
 from domain.cards import JOKER, NATURALS, full_decks
 from engine.dealer import Dealer, seeded
 from engine.table import Table
+
+def modest(examples: int) -> settings:
+    """A property's settings: few examples, no deadline (two cores, other suites running beside)."""
+    return settings(max_examples=examples, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
 
 # --- cards and commands, well formed or not ----------------------------------------
 
@@ -180,6 +187,6 @@ def players_and_seed():
     return st.tuples(st.integers(2, 5), st.integers(0, 2**32))
 
 
-def short_deals(players: int):
+def short_deals():
     """(cards per seat, stock, pile) for a stacked hand that runs its stock dry soon."""
     return st.tuples(st.integers(1, 8), st.integers(0, 6), st.integers(0, 3))

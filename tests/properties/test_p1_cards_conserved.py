@@ -2,11 +2,11 @@
 always exactly the cards the hand was dealt; a real deal deals every card of R1's decks."""
 from collections import Counter
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.cards import full_decks
-from moves import Session, play_on, short_deals
+from moves import Session, modest, play_on, short_deals
 
 
 def conserved(session: Session) -> None:
@@ -14,7 +14,7 @@ def conserved(session: Session) -> None:
         assert session.cards_in_play() == session.dealt
 
 
-@settings(max_examples=25, deadline=None)
+@modest(25)
 @given(players=st.integers(2, 6), seed=st.integers(0, 2**32), data=st.data())
 def test_r01_a_real_deal_conserves_the_full_decks_through_any_commands(players, seed, data):
     session = Session(players, seed)
@@ -25,11 +25,11 @@ def test_r01_a_real_deal_conserves_the_full_decks_through_any_commands(players, 
         assert session.cards_in_play() == Counter(full_decks(session.state.decks))
 
 
-@settings(max_examples=40, deadline=None)
+@modest(40)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
 def test_r16_short_stacked_hands_conserve_their_cards_through_reshuffles_and_dry_ends(players, seed, first_hand,
                                                                                        data):
-    short = data.draw(short_deals(players), label="short deal")
+    short = data.draw(short_deals(), label="short deal")
     session = Session(players, seed, first_hand=first_hand, short=short)
     session.deal()
     play_on(data, session, steps=60, after_each=conserved)

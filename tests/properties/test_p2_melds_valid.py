@@ -1,9 +1,9 @@
 """(b) R4, R5, R6: every meld on the table is always a valid set or run, read as it was laid."""
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.melds import kinds, run_low, set_rank
-from moves import Session, play_on
+from moves import Session, modest, play_on
 
 
 def melds_valid(session: Session) -> None:
@@ -15,7 +15,7 @@ def melds_valid(session: Session) -> None:
             assert run_low(meld.cards) == meld.low, meld
 
 
-@settings(max_examples=25, deadline=None)
+@modest(25)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
 def test_r04_r06_every_meld_on_the_table_is_a_valid_set_or_run(players, seed, first_hand, data):
     session = Session(players, seed, first_hand=first_hand)

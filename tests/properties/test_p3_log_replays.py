@@ -1,21 +1,21 @@
 """(c) The log is the truth: folding it from scratch gives the live state, it survives its
 own JSON lines, and the same seed gives the same log byte for byte."""
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from contracts.log import read_jsonl, write_jsonl
 from domain import GameState, fold
 from engine.game import play_game
 from engine.table import Table
-from moves import Session, play_on
+from moves import Session, modest, play_on
 
 
 def folded(log) -> GameState:
     return fold(GameState(), [entry.event for entry in log])
 
 
-@settings(max_examples=25, deadline=None)
+@modest(25)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
 def test_r18_folding_the_log_from_scratch_gives_the_live_state(players, seed, first_hand, data):
     session = Session(players, seed, first_hand=first_hand)
@@ -25,7 +25,7 @@ def test_r18_folding_the_log_from_scratch_gives_the_live_state(players, seed, fi
     assert folded(read_jsonl(write_jsonl(session.table.log).decode())) == session.state
 
 
-@settings(max_examples=15, deadline=None)
+@modest(15)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**32), data=st.data())
 def test_r16_the_same_seed_and_commands_give_a_byte_identical_log(players, seed, data):
     session = Session(players, seed, short=(4, 3, 2))

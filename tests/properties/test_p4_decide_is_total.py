@@ -1,13 +1,13 @@
 """(d) R18: decide never raises. Any command, however malformed its cards, seats or targets,
 is either accepted (with no Rejected among its events) or refused with exactly one Rejected
 whose reason is one of domain.refusal.REASONS; a refused command changes nothing."""
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from contracts.events import Rejected
 from domain import GameState, decide, evolve, fold
 from domain.refusal import REASONS
-from moves import Session, any_command, play_on
+from moves import Session, any_command, modest, play_on
 
 
 def judged(state: GameState, command) -> GameState:
@@ -22,7 +22,7 @@ def judged(state: GameState, command) -> GameState:
     return fold(state, events)
 
 
-@settings(max_examples=60, deadline=None)
+@modest(60)
 @given(commands=st.lists(any_command(4), max_size=30))
 def test_r18_any_command_stream_from_scratch_is_judged_without_raising(commands):
     state = GameState()
@@ -30,7 +30,7 @@ def test_r18_any_command_stream_from_scratch_is_judged_without_raising(commands)
         state = judged(state, command)
 
 
-@settings(max_examples=40, deadline=None)
+@modest(40)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
 def test_r18_any_command_in_the_middle_of_a_hand_is_judged_without_raising(players, seed, first_hand, data):
     session = Session(players, seed, first_hand=first_hand)

@@ -1,9 +1,12 @@
 """(e) R15, R17: whole simulated games end with six hands and a game won by the lowest total."""
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contracts.events import GameEnded, HandEnded
 from domain.cards import hand_points
 from engine.game import play_game
+from moves import Session, modest, play_on, short_deals
 
 GAMES = [
     (["greedy", "random", "greedy"], 1),
@@ -44,3 +47,20 @@ def test_r15_each_hand_scores_every_seat_but_the_one_that_went_out(game):
 def test_r15_the_totals_add_up_the_hands_scores(game):
     hands = logged(game, HandEnded)
     assert hands[-1].totals == [sum(e.scores[s] for e in hands) for s in range(len(hands[-1].totals))]
+
+
+def scored_as_left(session: Session) -> None:
+    """R3, R15, R16: a hand that just ended scored each seat's cards left in hand, 0 for going out."""
+    state = session.state
+    if state.hand_over and state.scores is not None:
+        expected = tuple(0 if seat == state.winner else hand_points(hand) for seat, hand in enumerate(state.hands))
+        assert state.scores == expected
+        assert state.stuck == tuple(seat for seat, down in enumerate(state.down) if not down)
+
+
+@modest(30)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
+def test_r15_every_hand_ends_scoring_the_cards_left_in_hand(players, seed, first_hand, data):
+    session = Session(players, seed, first_hand=first_hand, short=data.draw(short_deals(), label="short"))
+    session.deal()
+    play_on(data, session, steps=60, after_each=scored_as_left)

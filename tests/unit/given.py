@@ -17,7 +17,7 @@ from domain.melds import set_rank
 
 
 def cards(text) -> list[str]:
-    """"8C 8D 8H" -> ["8C", "8D", "8H"]; a list or tuple is copied as it is."""
+    """Cards written as one string, "8C 8D 8H", as a list; a list or tuple is copied as it is."""
     return text.split() if isinstance(text, str) else list(text)
 
 

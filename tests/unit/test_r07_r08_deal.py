@@ -1,10 +1,11 @@
 """R7 six hands, their deal sizes and contracts; R8 seats, dealer, deal and first player."""
 import pytest
 
-from contracts.commands import Deal, DrawStock, GoDown, StartGame
-from contracts.events import HandDealt
+from contracts.commands import Deal, DrawStock, GoDown, RevealSeed, StartGame
+from contracts.events import GameStarted, HandDealt, HandEnded, SeedRevealed
 from domain import GameState, decide
 from domain.dealing import deal_out
+from domain.fairness import commitment
 from domain.hands import CONTRACTS, HANDS_PER_GAME
 from engine.dealer import Dealer, seeded
 from engine.game import play_game
@@ -152,3 +153,43 @@ def test_r08_hands_are_dealt_in_order():
     given = hands_played(3, 2)
     then = play(given, [Deal(hand=4, hands=[["2D"], ["3D"], ["4D"]], stock=["5D"])])
     assert refusal(then) == "bad_command"
+
+
+# --- a game started at a later hand (StartGame.first_hand) reveals its deals' seeds ----
+
+SEED_5, SEED_6 = "05" * 32, "06" * 32
+
+
+def late_game(*hands: int) -> list:
+    """A game of three seats started at hand 5, with each of `hands` dealt and ended."""
+    events = [GameStarted(game_id="late", players=3, decks=2, dealer=0, first_hand=5)]
+    for hand in hands:
+        seed = SEED_5 if hand == 5 else SEED_6
+        events += [HandDealt(hand=hand, dealer=hand - 1, hands=[["2C"], ["3C"], ["4C"]], stock=[],
+                             commitment=commitment(seed)),
+                   HandEnded(hand=hand, winner=None, scores=[5, 5, 5], stuck=[0, 1, 2], totals=[5, 5, 5])]
+    return events
+
+
+def test_r08_a_game_started_at_a_later_hand_reveals_that_hands_seed():
+    then = play(late_game(5), [RevealSeed(hand=5, seed=SEED_5)])
+    assert then.last == [SeedRevealed(hand=5, seed=SEED_5)]
+
+
+def test_r08_a_game_started_at_a_later_hand_checks_the_seed_against_that_hands_commitment():
+    then = play(late_game(5), [RevealSeed(hand=5, seed=SEED_6)])
+    assert refusal(then) == "bad_command"
+
+
+def test_r08_a_hand_before_a_late_start_has_no_seed_to_reveal():
+    then = play(late_game(5), [RevealSeed(hand=3, seed=SEED_5)])
+    assert refusal(then) == "bad_command"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "domain/evolve.py _seed_revealed stores the seed at index hand - 1, but seeds and commitments hold "
+    "one entry per hand dealt, so in a game started at hand 5 hand 5's seed lands in hand 6's slot"))
+def test_r08_a_game_started_at_a_later_hand_reveals_each_next_hands_seed_too():
+    given = late_game(5)[:3] + [SeedRevealed(hand=5, seed=SEED_5)] + late_game(6)[1:]
+    then = play(given, [RevealSeed(hand=6, seed=SEED_6)])
+    assert then.last == [SeedRevealed(hand=6, seed=SEED_6)]

@@ -205,6 +205,11 @@ def test_r12a_a_joker_may_make_the_gap_disappear():
     assert refusal(then) == "contract_not_met"
 
 
+def test_r12a_runs_of_jokers_connect_by_the_ranks_their_jokers_stand_for():
+    then = going_down(3, "5C JK JK JK", "9C JK JK JK")
+    assert refusal(then) == "contract_not_met"
+
+
 def test_r12a_touching_runs_of_one_suit_are_fine_beside_sets_in_the_last_hand():
     then = going_down(6, "AC 2C 3C 4C", "5C 6C 7C 8C 9C", "KD KH KS", "QD QH QS")
     assert kinds_on_table(then) == ["run", "run", "set", "set"]

@@ -1,6 +1,7 @@
 """R16: an empty stock. The pile below its top becomes the stock; with nothing to reshuffle the hand ends."""
 from contracts.commands import Discard, DrawStock, Reshuffle, TakeDiscard
 from contracts.events import GameEnded, HandEnded, Rejected, StockDrawn, StockExhausted, StockReshuffled
+from domain.drawing import MAX_RESHUFFLES
 from engine.dealer import Dealer, reshuffle_order, seeded
 from engine.table import Table
 from given import claimed, dealt, discarded, drew, given_state, holds, play, refusal
@@ -153,3 +154,16 @@ def test_r16_a_dry_end_of_the_last_hand_ends_the_game():
     given = dealt("AS KH", "AH 4D 6H", stock="", discard="KH", hand=6)
     then = play(given, [DrawStock(seat=0)])
     assert [type(e) for e in then.last] == [StockExhausted, HandEnded, GameEnded]
+
+
+def test_r16a_after_its_last_allowed_reshuffle_a_hand_ends_at_its_next_dry_stock():
+    """R16a (decided in domain/drawing.py): a hand that rebuilt its stock MAX_RESHUFFLES times ends."""
+    table = at_table(dealt("AS", "AH", stock="", discard="2C KH"))
+    while not table.state.hand_over:
+        seat = table.state.turn
+        [*_, drawn] = table.handle(DrawStock(seat=seat))
+        if isinstance(drawn, StockDrawn):
+            table.handle(Discard(seat=seat, card=drawn.card))
+    assert table.state.reshuffles == MAX_RESHUFFLES
+    assert [type(e.event) for e in table.log[-2:]] == [StockExhausted, HandEnded]
+    assert table.state.winner is None

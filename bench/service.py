@@ -1,0 +1,108 @@
+"""Service benchmark: concurrent bot games through the real services on an embedded NATS.
+
+Reports sustained commands per second, p50/p99 latency from a command's publish to
+its batch in the log, and, on the same server in the same run, the raw ceiling:
+nats-py JetStream publish_async appends per second of log-sized messages.
+"""
+import asyncio
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nats
+
+from bots import make_bot
+from contracts.commands import StartGame
+from services.bot_seats import play_seats
+from services.client import GameClient
+from services.embedded import NatsServer
+from services.observability import configure_logging
+
+GAMES, PLAYERS, SECONDS = 24, 4, 20.0
+PROFILE: list[str] = []
+
+
+class TimedClient(GameClient):
+    """Notes when each command left, so latency runs from publish to the log."""
+
+    def __init__(self, nc):
+        super().__init__(nc)
+        self.sent: dict[tuple[str, int], float] = {}
+
+    async def send(self, game, command, as_dealer=False, msg_id=None):
+        started = time.perf_counter()
+        seq = await super().send(game, command, as_dealer, msg_id)
+        self.sent[(game, seq)] = started
+        return seq
+
+
+async def _game(client: TimedClient, index: int, followers: list) -> None:
+    game = f"bench-{index}-{random.getrandbits(32):08x}"
+    follower = await client.follow(game)
+    followers.append(follower)
+    await client.send(game, StartGame(game_id=game, players=PLAYERS))
+    rng = random.Random(index)
+    await play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(PLAYERS)}, rng)
+
+
+async def services_run(url: str, games: int, seconds: float) -> dict:
+    client = TimedClient(await nats.connect(url))
+    followers: list = []
+    started = time.perf_counter()
+    tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
+    await asyncio.wait(tasks, timeout=seconds)
+    elapsed = time.perf_counter() - started
+    for task in tasks:
+        task.cancel()
+    latencies = [f.arrived[seq] - client.sent[(f.game, seq)]
+                 for f in followers for seq in f.arrived if (f.game, seq) in client.sent]
+    await client.close()
+    latencies.sort()
+    return {"commands": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed,
+            "p50_ms": 1000 * statistics.median(latencies),
+            "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))]}
+
+
+async def raw_ceiling(url: str, count: int = 20_000, window: int = 512) -> float:
+    """JetStream appends per second with publish_async, log-sized payloads, on the same server."""
+    nc = await nats.connect(url)
+    js = nc.jetstream(publish_async_max_pending=window)
+    payload = b"x" * 160
+    started = time.perf_counter()
+    for i in range(count):
+        await js.publish_async(f"zc.log.raw-{i % 64}", payload)
+    await js.publish_async_completed()
+    rate = count / (time.perf_counter() - started)
+    await nc.close()
+    return rate
+
+
+def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True) -> dict:
+    configure_logging("warning")
+    with tempfile.TemporaryDirectory() as store:
+        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always)
+        # The services run in their own processes, as in production: the table alone in one.
+        services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "cli.main", "serve", *names,
+                                      "--nats-url", server.url, "--log-level", "warning"], stdout=subprocess.PIPE)
+                    for names in (["table"], ["dealer", "scoring"])]
+        try:
+            for process in services:
+                assert b"serving" in process.stdout.readline()
+            run = asyncio.run(services_run(server.url, games, seconds))
+            run["raw"] = asyncio.run(raw_ceiling(server.url))
+        finally:
+            for process in services:
+                process.terminate()
+                process.wait()
+            server.stop()
+    run["ratio"] = run["rate"] / run["raw"]
+    return run
+
+
+if __name__ == "__main__":
+    print(main())
+    print(main(sync_always=False))
