@@ -38,19 +38,13 @@ def _stands_for(meld, position: int) -> str:
 
 def related(card: str, others) -> bool:
     """Whether `card` could join a meld with the others: same rank, or a near neighbour in suit."""
-    if card == JOKER:
-        return True
-    card_rank, near = _RANK[card], _NEAR[card]
-    return any(other != JOKER and (_RANK[other] == card_rank or other in near) for other in others)
+    return card == JOKER or card in others or not _KIN[card].isdisjoint(others)
 
 
 def related_cards(hand) -> set[str]:
     """The cards of `hand` related to another card of it (see `related`); a joker always is."""
-    present = set(hand)
-    present.discard(JOKER)
-    ranks = Counter(_RANK[card] for card in hand if card != JOKER)
-    found = {card for card in present if ranks[_RANK[card]] > 1 or not _NEAR[card].isdisjoint(present)}
-    return found | {JOKER} if JOKER in hand else found
+    counts = Counter(hand)
+    return {card for card, n in counts.items() if card == JOKER or n > 1 or not _KIN[card].isdisjoint(counts)}
 
 
 def dearest(hand, useful) -> str:
@@ -66,15 +60,15 @@ def _values(card: str) -> tuple[int, ...]:
     return (1, 14) if value == 1 else (value,)
 
 
-# Per natural card: its rank, the cards of its suit within two values of it (an ace is 1 and 14),
-# and its place in shedding order (dearest first).
-_RANK = {card: rank(card) for card in NATURALS}
-_SHED_ORDER = {card: (-points(card), card) for card in NATURALS}
-_NEAR = {
-    card: frozenset(other for other in NATURALS if suit(other) == suit(card)
-                    and any(0 < abs(a - b) <= 2 for a in _values(card) for b in _values(other)))
+# Per natural card: the other naturals it is related to (its rank in another suit, or its suit
+# within two values, an ace being 1 and 14), and its place in shedding order (dearest first).
+_KIN = {
+    card: frozenset(other for other in NATURALS if other != card and (
+        rank(other) == rank(card)
+        or suit(other) == suit(card) and any(0 < abs(a - b) <= 2 for a in _values(card) for b in _values(other))))
     for card in NATURALS
 }
+_SHED_ORDER = {card: (-points(card), card) for card in NATURALS}
 
 
 def can_take(state: GameState, seat: int) -> bool:

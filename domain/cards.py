@@ -3,6 +3,7 @@
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("C", "D", "H", "S")
 JOKER = "JK"
+DECK_SIZE = 54  # R1: 52 naturals and 2 jokers
 
 # R5: an ace is 1 low or 14 high; every other rank has one value.
 RANK_VALUE = {rank: i + 1 for i, rank in enumerate(RANKS)}

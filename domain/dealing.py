@@ -2,10 +2,10 @@
 from contracts.commands import Deal, Reshuffle, RevealSeed, StartGame
 from contracts.events import GameStarted, HandDealt, SeedRevealed, StockReshuffled
 from domain import fairness
-from domain.cards import decks_for
+from domain.cards import DECK_SIZE, decks_for
 from domain.drawing import reshuffle_due
 from domain.gates import card
-from domain.hands import HANDS_PER_GAME
+from domain.hands import CONTRACTS, HANDS_PER_GAME
 from domain.refusal import Refused
 from domain.state import GameState
 
@@ -24,18 +24,22 @@ def deal_out(deck: list[str], players: int, dealer: int, per_seat: int) -> tuple
     return hands, deck[per_seat * players:]
 
 
+# R1 (decided): the rules set no upper bound; a table this size is already a crowd.
+MAX_PLAYERS = 64
+
+
 def start_game(state: GameState, command: StartGame) -> list:
     if state.started:
         raise Refused("bad_command", f"game {state.game_id} has already started")
-    if command.players < 2:
-        raise Refused("bad_command", f"a game needs at least 2 players, not {command.players} (R1)")
+    if not 2 <= command.players <= MAX_PLAYERS:
+        raise Refused("bad_command", f"a game seats 2 to {MAX_PLAYERS} players, not {command.players} (R1)")
     if not 0 <= command.dealer < command.players:
         raise Refused("bad_command", f"no seat {command.dealer} to deal at a table of {command.players}")
     if not 1 <= command.first_hand <= HANDS_PER_GAME:
         raise Refused("bad_command", f"first_hand must be 1..{HANDS_PER_GAME}, not {command.first_hand}")
-    if command.decks is not None and command.decks < 1:
-        raise Refused("bad_command", f"a game needs at least one deck, not {command.decks}")
-    decks = command.decks or decks_for(command.players)
+    decks = decks_for(command.players) if command.decks is None else command.decks
+    if decks * DECK_SIZE < CONTRACTS[HANDS_PER_GAME].dealt * command.players:
+        raise Refused("bad_command", f"{decks} decks cannot deal hand {HANDS_PER_GAME} to {command.players} players")
     return [GameStarted(game_id=command.game_id, players=command.players, decks=decks, dealer=command.dealer,
                         first_hand=command.first_hand, stacked=command.stacked)]
 

@@ -1,11 +1,17 @@
 """The state of one game, as folded from its events. Immutable: evolve makes a new one."""
+from functools import cached_property
+
 import msgspec
 
 from domain.melds import run_suit
 
 
-class PlacedMeld(msgspec.Struct, frozen=True):
-    """A meld on the table. `low` is a run's first value (R5); 0 for a set."""
+class PlacedMeld(msgspec.Struct, frozen=True, dict=True):
+    """A meld on the table. `low` is a run's first value (R5); 0 for a set.
+
+    `dict=True` only makes room for the cached `suit`, which is not a field: it is
+    never encoded or compared.
+    """
     owner: int
     index: int
     kind: str
@@ -16,7 +22,7 @@ class PlacedMeld(msgspec.Struct, frozen=True):
     def high(self) -> int:
         return self.low + len(self.cards) - 1
 
-    @property
+    @cached_property
     def suit(self) -> str:
         return run_suit(self.cards)
 

@@ -1,0 +1,223 @@
+"""The AsyncAPI 3.0 document of the NATS side, generated from contracts/ and the topology.
+
+FastStream cannot describe msgspec Structs, so the payload schemas come from
+msgspec.json.schema_components and the addresses from services.topology's subject
+functions. docs/asyncapi.json is the committed copy; `zioncheck asyncapi -o
+docs/asyncapi.json` regenerates it, and tests/test_asyncapi.py fails when it drifts.
+
+Operations are written from the side of the table's clients: a platform sends
+commands and receives the log, scores, standings and refusals; the dealer also sends
+dealer commands and answers reshuffle requests.
+
+To document a new message, add one line to MESSAGES (and, for a new subject, one
+line to CHANNELS and one to OPERATIONS).
+"""
+import json
+from dataclasses import dataclass
+from importlib.metadata import version
+from typing import Literal
+
+import msgspec
+
+from contracts.commands import DealerCommand, Reshuffle, SeatCommand, StartGame
+from contracts.dealer import ReshuffleRequest
+from contracts.events import Rejected
+from contracts.log import Batch
+from contracts.scores import HandScored, Standings
+from services.topology import (COMMANDS, LOG, RESHUFFLE, ROLE_HEADER, SCORES, STANDINGS, command_subject,
+                               log_subject, rejected_subject, score_subject, stream_configs)
+
+REGENERATE = "zioncheck asyncapi -o docs/asyncapi.json"
+GAME = "{game}"   # the channel parameter, as AsyncAPI writes it in an address
+SCHEMAS = "#/components/schemas/{name}"
+
+
+def _duplicate_window(stream: str) -> float:
+    return next(c.duplicate_window for c in stream_configs() if c.name == stream)
+
+
+@dataclass(frozen=True)
+class Header:
+    name: str
+    description: str
+    required: bool = False
+    values: tuple[str, ...] = ()
+    pattern: str = ""
+
+
+@dataclass(frozen=True)
+class Channel:
+    address: str | None   # None: the requester's reply inbox
+    title: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Operation:
+    action: Literal["send", "receive"]
+    channel: str
+    summary: str
+    reply: str = ""       # the channel an answer goes back on
+
+
+@dataclass(frozen=True)
+class Message:
+    operation: str        # the operation that carries it (its reply, when `reply`)
+    payload: object       # a Struct, or a union of Structs named by `name`
+    summary: str
+    headers: tuple[Header, ...] = ()
+    name: str = ""
+    reply: bool = False
+
+    @property
+    def schema(self) -> str:
+        return self.name or self.payload.__name__
+
+
+COMMAND_ID = Header("Nats-Msg-Id", (
+    f"Optional. A sender's id for this command: JetStream stores the first publish with a given id "
+    f"and acks a repeat within {_duplicate_window(COMMANDS):g} s as a duplicate carrying the first one's "
+    f"seq, so a publish can be retried without playing the command twice."))
+DEALER_ROLE = Header(ROLE_HEADER, (
+    "Required on dealer commands. The table refuses a deal, reshuffle or seed reveal without it "
+    "(R18 bad_command); NATS permissions let only the dealer's account set it on zc.cmd.>."),
+    required=True, values=("dealer",))
+DEALER_ID = Header("Nats-Msg-Id", "deal:<game>:<hand> or reveal:<game>:<hand>: one deal and one reveal per hand.")
+LOG_ID = Header("Nats-Msg-Id", "<game>:<cause>: the table's append id, one batch per command.", required=True)
+LOG_GUARD = Header("Nats-Expected-Last-Subject-Sequence", (
+    "The log's previous sequence for this game when the table appended: the single-writer guard."),
+    required=True, pattern="^[0-9]+$")
+SCORE_ID = Header("Nats-Msg-Id", "score:<game>:<hand>: one score message per hand.", required=True)
+CAUSE = Header("Zc-Cause", (
+    "The commands-stream sequence (publish ack seq) of the refused command, in decimal."),
+    required=True, pattern="^[1-9][0-9]*$")
+
+CHANNELS = {
+    "commands": Channel(command_subject(GAME), "Commands", (
+        f"Commands for one game (stream {COMMANDS}). The stream sequence totally orders a game's "
+        "commands; the publish ack's seq is the command's number, which comes back as the `cause` "
+        "of its outcome.")),
+    "log": Channel(log_subject(GAME), "Game log", (
+        f"The game log (stream {LOG}): append-only, written by the table only, one Batch per "
+        "command that changed the game or was refused by the rules. `cause` is the command's "
+        "publish ack seq. It holds every hand's cards: give it to trusted platforms only.")),
+    "scores": Channel(score_subject(GAME), "Scores", f"Per-hand scores and running totals (stream {SCORES})."),
+    "rejected": Channel(rejected_subject(GAME), "Refusals outside a game", (
+        "Core NATS, not stored: refusals of commands sent to a game that was never started, "
+        "which has no log to hold them. Zc-Cause names the refused command.")),
+    "standings": Channel(f"$KV.{STANDINGS}.{GAME}", "Standings", (
+        f"The KV bucket {STANDINGS}, key <game>: the game's latest standings, put when a game "
+        "starts, a hand ends or the game ends. Read it with `kv.get(game)` or `kv.watch(game)` "
+        f"on `js.key_value(\"{STANDINGS}\")`; each put is a message on this subject.")),
+    "reshuffle": Channel(RESHUFFLE, "Reshuffle requests", (
+        "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer).")),
+    "reshuffleReply": Channel(None, "Reshuffle replies", "The requester's reply inbox."),
+}
+
+OPERATIONS = {
+    "sendCommand": Operation("send", "commands", "A platform opens a game and sends its seats' moves."),
+    "sendDealerCommand": Operation("send", "commands", "The dealer deals each hand, reshuffles and reveals seeds."),
+    "receiveLog": Operation("receive", "log", "Follow a game's log and find each command's outcome by its cause."),
+    "receiveScores": Operation("receive", "scores", "Follow a game's per-hand scores."),
+    "receiveRejected": Operation("receive", "rejected", "Hear refusals of commands for games never started."),
+    "receiveStandings": Operation("receive", "standings", "Read or watch a game's standings."),
+    "replyReshuffle": Operation("receive", "reshuffle", "The dealer answers the table's R16 reshuffle request.",
+                                reply="reshuffleReply"),
+}
+
+MESSAGES = [
+    Message("sendCommand", StartGame, "Open a game.", (COMMAND_ID,)),
+    Message("sendCommand", SeatCommand, "A seat's move (SCENARIOS.md).", (COMMAND_ID,), name="SeatCommand"),
+    Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
+            (DEALER_ROLE, DEALER_ID), name="DealerCommand"),
+    Message("receiveLog", Batch, "The events one command caused, appended atomically.", (LOG_ID, LOG_GUARD)),
+    Message("receiveScores", HandScored, "One hand's scores, once per hand (R15, R16).", (SCORE_ID,)),
+    Message("receiveRejected", Rejected, "A refusal (R18) of a command for a game that was never started.", (CAUSE,)),
+    Message("receiveStandings", Standings, "A game's standings (R17)."),
+    Message("replyReshuffle", ReshuffleRequest, "How many cards lie below the pile's top card."),
+    Message("replyReshuffle", Reshuffle, "The order of the new stock.", reply=True),
+]
+
+
+def _lower(name: str) -> str:
+    return name[0].lower() + name[1:]
+
+
+def _headers(headers: tuple[Header, ...]) -> dict:
+    properties = {}
+    for h in headers:
+        schema = {"type": "string", "description": h.description}
+        if h.values:
+            schema["enum"] = list(h.values)
+        if h.pattern:
+            schema["pattern"] = h.pattern
+        properties[h.name] = schema
+    required = [h.name for h in headers if h.required]
+    return {"type": "object", "properties": properties} | ({"required": required} if required else {})
+
+
+def schemas() -> dict:
+    """Every payload's JSON Schema, named as in contracts/, with the Structs they refer to."""
+    tops, components = msgspec.json.schema_components([m.payload for m in MESSAGES], ref_template=SCHEMAS)
+    for message, top in zip(MESSAGES, tops):
+        if top != {"$ref": SCHEMAS.format(name=message.schema)}:
+            components[message.schema] = top   # a union: msgspec gives it inline
+    return components
+
+
+def _channel_of(message: Message) -> str:
+    operation = OPERATIONS[message.operation]
+    return operation.reply if message.reply else operation.channel
+
+
+def _message_ref(message: Message) -> dict:
+    return {"$ref": f"#/channels/{_channel_of(message)}/messages/{_lower(message.schema)}"}
+
+
+def document() -> dict:
+    parameter = {"game": {"description": "The game id: one subject token of letters, digits, - and _ "
+                                          "(at most 64 characters).", "examples": ["table-7"]}}
+    channels = {}
+    for key, channel in CHANNELS.items():
+        channels[key] = {"address": channel.address, "title": channel.title, "description": channel.description,
+                         "messages": {_lower(m.schema): {"$ref": f"#/components/messages/{m.schema}"}
+                                      for m in MESSAGES if _channel_of(m) == key}}
+        if channel.address and GAME in channel.address:
+            channels[key]["parameters"] = parameter
+    operations = {}
+    for key, operation in OPERATIONS.items():
+        operations[key] = {"action": operation.action, "channel": {"$ref": f"#/channels/{operation.channel}"},
+                           "summary": operation.summary,
+                           "messages": [_message_ref(m) for m in MESSAGES if m.operation == key and not m.reply]}
+        if operation.reply:
+            operations[key]["reply"] = {
+                "channel": {"$ref": f"#/channels/{operation.reply}"},
+                "messages": [_message_ref(m) for m in MESSAGES if m.operation == key and m.reply]}
+    messages = {}
+    for m in MESSAGES:
+        messages[m.schema] = {"name": m.schema, "title": m.schema, "summary": m.summary,
+                              "contentType": "application/json",
+                              "payload": {"$ref": SCHEMAS.format(name=m.schema)}}
+        if m.headers:
+            messages[m.schema]["headers"] = _headers(m.headers)
+    return {
+        "asyncapi": "3.0.0",
+        "info": {
+            "title": "Zioncheck Table",
+            "version": version("zioncheck"),
+            "description": (
+                "The NATS side of the Zioncheck Table wire contract: an event-sourced contract-rummy table. "
+                "Payloads are JSON encoded by msgspec from contracts/; commands and events carry their "
+                "kind in `type`. Operations are written from the side of the table's clients. A command's "
+                "publish ack seq is its number: the log batch that records its outcome has `cause` equal "
+                f"to it. Generated by `{REGENERATE}`; do not edit by hand."),
+        },
+        "defaultContentType": "application/json",
+        "channels": channels,
+        "operations": operations,
+        "components": {"messages": messages, "schemas": schemas()},
+    }
+
+
+def render() -> str:
+    return json.dumps(document(), indent=2, ensure_ascii=False) + "\n"
