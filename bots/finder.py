@@ -1,78 +1,18 @@
 """Finding melds in a hand: what a bot can lay down or lay off. Pure and rule-checked.
 
-This is the hot path of a simulation, so candidates carry their card counts and
-the search never extends a choice the hand cannot hold.
+This is the hot path of a simulation, so the search never extends a choice the
+hand cannot hold.
 """
 from collections import Counter
 
-from domain.cards import JOKER, SUITS, card_at, rank, suit
+from bots.candidates import Candidate, candidate_runs, candidate_sets
+from domain.cards import JOKER, rank, suit
 from domain.going_down import read_contract
 from domain.hands import CONTRACTS
 from domain.laying_off import run_ends
 from domain.melds import set_rank
 from domain.refusal import Refused
 from domain.state import GameState, PlacedMeld
-
-# A candidate meld: its cards, the jokers it spends, and how many of each card it takes.
-Candidate = tuple[list[str], int, tuple[tuple[str, int], ...]]
-
-# Per suit, the card at each run value 1..14 (index 0 unused; an ace is both 1 and 14).
-_SUIT_VALUES = {suit_: ["", *(card_at(value, suit_) for value in range(1, 15))] for suit_ in SUITS}
-
-
-def candidate_sets(counts: Counter, jokers: int) -> list[Candidate]:
-    """Every rank's naturals as one set, padded with jokers to three (R4, R6); ranks in hand order."""
-    by_rank: dict[str, dict[str, int]] = {}
-    for card, n in counts.items():
-        if card != JOKER:
-            by_rank.setdefault(rank(card), {})[card] = n
-    found = []
-    for need in by_rank.values():
-        cards = [card for card, n in need.items() for _ in range(n)]
-        pad = max(0, 3 - len(cards))
-        if pad <= jokers:
-            found.append((cards + [JOKER] * pad, pad, _needs(need, pad)))
-    return found
-
-
-def candidate_runs(counts: Counter, jokers: int) -> list[Candidate]:
-    """Every window of 4+ values in a suit that the hand can fill, gaps filled with jokers (R5, R6).
-
-    Windows grow one value at a time from each low end; the first copies of a card
-    go to the lowest positions, and a window that needs more jokers than the hand
-    holds ends the growing. A low end whose first four values already need too many
-    jokers is skipped at once.
-    """
-    found = []
-    for suit_ in SUITS:
-        at = _SUIT_VALUES[suit_]
-        held = [card in counts for card in at]
-        if sum(held) - held[14] + jokers < 4 or not any(held):
-            continue
-        for low in range(1, 12):
-            if held[low] + held[low + 1] + held[low + 2] + held[low + 3] + jokers < 4:
-                continue
-            spent: dict[str, int] = {}
-            cards: list[str] = []
-            missing = 0
-            for value in range(low, 15):
-                card = at[value]
-                used = spent.get(card, 0)
-                if used < counts[card]:
-                    spent[card] = used + 1
-                    cards.append(card)
-                else:
-                    missing += 1
-                    cards.append(JOKER)
-                if missing > jokers:
-                    break
-                if value - low >= 3 and missing < len(cards):
-                    found.append((cards[:], missing, _needs(spent, missing)))
-    return found
-
-
-def _needs(naturals: dict[str, int], jokers: int) -> tuple[tuple[str, int], ...]:
-    return (*naturals.items(), (JOKER, jokers)) if jokers else tuple(naturals.items())
 
 
 def find_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None:
@@ -98,7 +38,8 @@ def find_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None
 def _pick(candidates: list[Candidate], k: int, counts: dict[str, int]):
     """Combinations of k candidates that the hand can hold at once, in itertools.combinations
     order, each with the cards it leaves. What a choice holds only shrinks as it grows, so a
-    choice the hand cannot hold is never extended."""
+    choice the hand cannot hold is never extended; and as candidates come fewest jokers first,
+    the first one that needs more jokers than are left ends the choice."""
     left = dict(counts)
     chosen: list[int] = []
 
@@ -107,6 +48,8 @@ def _pick(candidates: list[Candidate], k: int, counts: dict[str, int]):
             yield [list(candidates[i][0]) for i in chosen], dict(left)
             return
         for i in range(start, len(candidates) - k + len(chosen) + 1):
+            if candidates[i][1] > left.get(JOKER, 0):
+                break
             need = candidates[i][2]
             for card, n in need:
                 if left.get(card, 0) < n:

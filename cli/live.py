@@ -4,8 +4,8 @@ from domain import GameState
 from domain.hands import describe
 
 
-def narrate(event: ev.Event, state: GameState) -> list[str]:
-    """Lines for one event; `state` is the game after it."""
+def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = None) -> list[str]:
+    """Lines for one event; `state` is the game after it. A seat's own draws name their card."""
     match event:
         case ev.GameStarted():
             return [f"Game {event.game_id}: {event.players} players, {event.decks} decks."]
@@ -14,7 +14,8 @@ def narrate(event: ev.Event, state: GameState) -> list[str]:
                         f"{len(event.hands[0])} cards each; seat {(event.dealer + 1) % len(event.hands)} "
                         f"plays first (twice). Commitment {event.commitment[:16]}..."]
         case ev.StockDrawn():
-            return [f"  seat {event.seat} draws from the stock ({len(state.stock)} left)"]
+            shown = f" {event.card}" if event.seat == hide_draws_from else ""
+            return [f"  seat {event.seat} draws{shown} from the stock ({len(state.stock)} left)"]
         case ev.DiscardTaken():
             return [f"  seat {event.seat} takes the discard {event.card}"]
         case ev.DiscardClaimed():

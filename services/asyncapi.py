@@ -5,6 +5,11 @@ msgspec.json.schema_components and the addresses from services.topology's subjec
 functions. docs/asyncapi.json is the committed copy; `zioncheck asyncapi -o
 docs/asyncapi.json` regenerates it, and tests/test_asyncapi.py fails when it drifts.
 
+msgspec writes JSON Schema 2020-12 with OpenAPI's discriminator object; AsyncAPI 3.0's
+default schema format builds on draft-07, so `_draft07` rewrites those two constructs:
+a tuple's prefixItems become an items array, and a tagged union's discriminator
+becomes AsyncAPI's form, the tag's property name, declared and required.
+
 Operations are written from the side of the table's clients: a platform sends
 commands and receives the log, scores, standings and refusals; the dealer also sends
 dealer commands and answers reshuffle requests.
@@ -99,12 +104,13 @@ CHANNELS = {
         "of its outcome.")),
     "log": Channel(log_subject(GAME), "Game log", (
         f"The game log (stream {LOG}): append-only, written by the table only, one Batch per "
-        "command that changed the game or was refused by the rules. `cause` is the command's "
-        "publish ack seq. It holds every hand's cards: give it to trusted platforms only.")),
+        "command of a started game, accepted or refused (R18). `cause` is the command's publish "
+        "ack seq. It holds every hand's cards: give it to trusted platforms only.")),
     "scores": Channel(score_subject(GAME), "Scores", f"Per-hand scores and running totals (stream {SCORES})."),
     "rejected": Channel(rejected_subject(GAME), "Refusals outside a game", (
-        "Core NATS, not stored: refusals of commands sent to a game that was never started, "
-        "which has no log to hold them. Zc-Cause names the refused command.")),
+        "Core NATS, not stored: refusals of commands for a game that was never started (a "
+        "StartGame the rules refuse among them), which has no log to hold them. Zc-Cause names "
+        "the refused command.")),
     "standings": Channel(f"$KV.{STANDINGS}.{GAME}", "Standings", (
         f"The KV bucket {STANDINGS}, key <game>: the game's latest standings, put when a game "
         "starts, a hand ends or the game ends. Read it with `kv.get(game)` or `kv.watch(game)` "
@@ -156,13 +162,31 @@ def _headers(headers: tuple[Header, ...]) -> dict:
     return {"type": "object", "properties": properties} | ({"required": required} if required else {})
 
 
+def _draft07(schema):
+    """msgspec's JSON Schema in AsyncAPI's draft-07 based format (see the module's docstring)."""
+    if isinstance(schema, list):
+        return [_draft07(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _draft07(value) for key, value in schema.items()}
+    if "prefixItems" in out:
+        out["items"] = out.pop("prefixItems")
+        out["additionalItems"] = False
+    if isinstance(out.get("discriminator"), dict):
+        tag = out["discriminator"]["propertyName"]
+        out["discriminator"] = tag
+        out["properties"] = {tag: {"enum": list(schema["discriminator"]["mapping"])}}
+        out["required"] = [tag]
+    return out
+
+
 def schemas() -> dict:
-    """Every payload's JSON Schema, named as in contracts/, with the Structs they refer to."""
+    """Every payload's schema, named as in contracts/, with the Structs they refer to."""
     tops, components = msgspec.json.schema_components([m.payload for m in MESSAGES], ref_template=SCHEMAS)
     for message, top in zip(MESSAGES, tops):
         if top != {"$ref": SCHEMAS.format(name=message.schema)}:
             components[message.schema] = top   # a union: msgspec gives it inline
-    return components
+    return {name: _draft07(schema) for name, schema in components.items()}
 
 
 def _channel_of(message: Message) -> str:
@@ -175,15 +199,13 @@ def _message_ref(message: Message) -> dict:
 
 
 def document() -> dict:
-    parameter = {"game": {"description": "The game id: one subject token of letters, digits, - and _ "
-                                          "(at most 64 characters).", "examples": ["table-7"]}}
     channels = {}
     for key, channel in CHANNELS.items():
         channels[key] = {"address": channel.address, "title": channel.title, "description": channel.description,
                          "messages": {_lower(m.schema): {"$ref": f"#/components/messages/{m.schema}"}
                                       for m in MESSAGES if _channel_of(m) == key}}
         if channel.address and GAME in channel.address:
-            channels[key]["parameters"] = parameter
+            channels[key]["parameters"] = {"game": {"$ref": "#/components/parameters/game"}}
     operations = {}
     for key, operation in OPERATIONS.items():
         operations[key] = {"action": operation.action, "channel": {"$ref": f"#/channels/{operation.channel}"},
@@ -215,7 +237,9 @@ def document() -> dict:
         "defaultContentType": "application/json",
         "channels": channels,
         "operations": operations,
-        "components": {"messages": messages, "schemas": schemas()},
+        "components": {"messages": messages, "schemas": schemas(), "parameters": {"game": {
+            "description": "The game id: one subject token of letters, digits, - and _ (at most 64 characters).",
+            "examples": ["table-7"]}}},
     }
 
 

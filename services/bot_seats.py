@@ -26,7 +26,7 @@ async def play_seats(client: GameClient, follower: Follower, bots: dict[int, Bot
             command = bots[state.turn].move(state, state.turn)
             await _send(client, follower, command)
         elif len(follower.batches) == seen:
-            await follower.changed(timeout=60)
+            await follower.changed(timeout=None)  # a person or the dealer may take their time
 
 
 async def _out_of_turn(client: GameClient, follower: Follower, bots: dict[int, Bot], rng: random.Random) -> None:

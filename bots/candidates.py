@@ -1,0 +1,70 @@
+"""Candidate melds in a hand: every set and run a bot might lay down, with what each takes.
+
+A candidate is (cards, jokers it spends, how many of each card it takes). Runs are
+the hot path of a simulation: a suit's runs depend only on which of its values the
+hand holds, how many of its aces and how many jokers, so they are worked out once
+per such shape and remembered.
+"""
+from collections import Counter
+from functools import lru_cache
+
+from domain.cards import JOKER, RANK_VALUE, SUITS, card_at, rank, suit
+
+Candidate = tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]]
+
+
+def candidate_sets(counts: Counter, jokers: int) -> list[Candidate]:
+    """Every rank's naturals as one set, padded with jokers to three (R4, R6); ranks in hand order."""
+    by_rank: dict[str, list[tuple[str, int]]] = {}
+    for card, n in counts.items():
+        if card != JOKER:
+            by_rank.setdefault(rank(card), []).append((card, n))
+    found = []
+    for need in by_rank.values():
+        cards = tuple(card for card, n in need for _ in range(n))
+        pad = max(0, 3 - len(cards))
+        if pad <= jokers:
+            found.append((cards + (JOKER,) * pad, pad, (*need, (JOKER, pad)) if pad else tuple(need)))
+    return found
+
+
+def candidate_runs(counts: Counter, jokers: int) -> list[Candidate]:
+    """Every window of 4+ values in a suit that the hand can fill, gaps filled with jokers (R5, R6);
+    by suit, then low end, then high end."""
+    held = dict.fromkeys(SUITS, 0)
+    for card in counts:
+        if card != JOKER:
+            held[suit(card)] |= 1 << RANK_VALUE[rank(card)]
+    return [run for suit_ in SUITS if held[suit_]
+            for run in suit_runs(suit_, held[suit_], min(2, counts.get("A" + suit_, 0)), jokers)]
+
+
+@lru_cache(maxsize=4096)
+def suit_runs(suit_: str, held: int, aces: int, jokers: int) -> tuple[Candidate, ...]:
+    """The runs of one suit: bit v of `held` is set when the hand holds value v (1..13).
+
+    A window grows one value at a time from its low end and stops growing once it
+    needs more jokers than the hand holds. An ace fills value 1 and, if a second one
+    is held (or value 1 is outside the window), value 14.
+    """
+    found = []
+    for low in range(1, 12):
+        cards: list[str] = []
+        missing = 0
+        for value in range(low, 15):
+            if value < 14:
+                natural = held >> value & 1
+            else:
+                natural = aces >= (2 if low == 1 else 1)
+            cards.append(card_at(value, suit_) if natural else JOKER)
+            missing += not natural
+            if missing > jokers:
+                break
+            if value - low >= 3 and missing < len(cards):
+                found.append(_run(cards, missing))
+    return tuple(found)
+
+
+def _run(cards: list[str], missing: int) -> Candidate:
+    need = Counter(card for card in cards if card != JOKER)
+    return tuple(cards), missing, (*need.items(), (JOKER, missing)) if missing else tuple(need.items())

@@ -1,0 +1,29 @@
+"""`zioncheck asyncapi`: the AsyncAPI document of the NATS side, generated from contracts/."""
+import sys
+
+from services.asyncapi import REGENERATE, render
+
+
+def add(sub) -> None:
+    p = sub.add_parser("asyncapi", help="print the AsyncAPI document of the NATS subjects",
+                       description="Print the AsyncAPI 3.0 document (JSON) of the NATS side: each subject, "
+                                   "its messages' schemas from contracts/ and their headers. "
+                                   f"docs/asyncapi.json is its committed copy: `{REGENERATE}` "
+                                   "regenerates it after a contract changes.")
+    p.add_argument("-o", "--output", help="the file to write (default: stdout)")
+    p.set_defaults(func=asyncapi)
+
+
+def asyncapi(args) -> int:
+    text = render()
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as error:
+        print(f"zioncheck asyncapi: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0

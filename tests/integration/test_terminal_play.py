@@ -1,0 +1,37 @@
+"""A person at the terminal plays a whole game against bots over the real services."""
+import asyncio
+import random
+
+from bots.greedy import GreedyBot
+from cli.moves import spell
+from cli.play_cmd import session
+from over_nats import new_game
+
+
+async def typist(client, game: str, seat: int, lines: asyncio.Queue) -> None:
+    """Types what a careful player would, one line at a time, waiting to see each land."""
+    follower = await client.follow(game)
+    await follower.wait_until(lambda f: f.state.started)
+    me = GreedyBot(random.Random(9))
+    lines.put_nowait("help")
+    lines.put_nowait("discard ZZ")  # a typo: refused with a reason, nothing else happens
+    while not follower.state.game_over:
+        state = follower.state
+        if not state.hand_over and state.turn == seat:
+            seen = len(follower.batches)
+            lines.put_nowait(spell(me.move(state, seat)))
+            await follower.wait_until(lambda f: len(f.batches) > seen)
+        else:
+            await follower.changed(timeout=60)
+    await follower.stop()
+
+
+async def test_a_person_typing_moves_plays_a_whole_game_against_bots(nats_server, services, client):
+    game, lines, said = new_game(), asyncio.Queue(), []
+    typing = asyncio.create_task(typist(client, game, 0, lines))
+    final = await asyncio.wait_for(session(nats_server.url, 0, ["greedy"] * 3, 0.0, lines, said.append, game),
+                                   timeout=120)
+    await typing
+    assert final.game_over
+    text = "\n".join(said)
+    assert "refused: bad_command" in text and "YOUR CARDS:" in text and "moves (cards like" in text

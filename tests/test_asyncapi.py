@@ -1,0 +1,128 @@
+"""docs/asyncapi.json is what today's contracts generate, names every command and event, and holds together."""
+import difflib
+import importlib
+import json
+import pkgutil
+import re
+from pathlib import Path
+
+import msgspec
+import pytest
+
+import contracts
+from contracts.commands import Command
+from contracts.events import Event
+from services.asyncapi import REGENERATE, render
+
+COMMITTED = Path(__file__).parent.parent / "docs" / "asyncapi.json"
+# Structs of contracts/ that are no NATS message and so need no place in the document.
+OFF_THE_WIRE = {
+    "Command": "the base of every command",
+    "Event": "the base of every event",
+    "Entry": "a line of the JSON-lines export, not a NATS message",
+}
+
+
+def committed() -> dict:
+    return json.loads(COMMITTED.read_text())
+
+
+def every_subclass(base: type) -> list[type]:
+    found = []
+    for cls in base.__subclasses__():
+        found += [cls, *every_subclass(cls)]
+    return found
+
+
+def resolve(document: dict, ref: str):
+    """The target of a local $ref (a JSON pointer), or None when there is none."""
+    node = document
+    for part in ref.removeprefix("#/").split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def refs_in(node) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["$ref"]] if "$ref" in node else []
+        return own + [r for v in node.values() for r in refs_in(v)]
+    if isinstance(node, list):
+        return [r for v in node for r in refs_in(v)]
+    return []
+
+
+def test_the_committed_document_is_what_the_contracts_generate_now():
+    text, generated = COMMITTED.read_text(), render()
+    diff = difflib.unified_diff(text.splitlines(), generated.splitlines(), "docs/asyncapi.json", "generated now",
+                                lineterm="", n=1)
+    if text != generated:
+        pytest.fail(f"docs/asyncapi.json is stale: regenerate it with `{REGENERATE}` from the repository root\n"
+                    + "\n".join(list(diff)[:40]), pytrace=False)
+
+
+def test_every_command_and_event_tag_has_its_schema():
+    schemas = committed()["components"]["schemas"]
+    for cls in every_subclass(Command) + every_subclass(Event):
+        tag = cls.__struct_config__.tag
+        schema = schemas.get(cls.__name__, {})
+        assert schema.get("properties", {}).get("type") == {"enum": [tag]}, \
+            f"{cls.__name__} ({tag!r}) has no schema in docs/asyncapi.json: is it in a union the document uses?"
+
+
+def test_every_struct_of_the_contracts_is_in_the_document():
+    schemas = committed()["components"]["schemas"]
+    for module_info in pkgutil.iter_modules(contracts.__path__):
+        module = importlib.import_module(f"contracts.{module_info.name}")
+        for name, obj in vars(module).items():
+            if not (isinstance(obj, type) and issubclass(obj, msgspec.Struct)) or obj.__module__ != module.__name__:
+                continue
+            if name not in schemas and name not in OFF_THE_WIRE:
+                pytest.fail(f"{module.__name__}.{name} is not in docs/asyncapi.json: add a line for its message to "
+                            f"MESSAGES in services/asyncapi.py (or to OFF_THE_WIRE here, saying why), then "
+                            f"`{REGENERATE}`", pytrace=False)
+
+
+def test_the_document_is_asyncapi_3_and_every_reference_resolves():
+    document = committed()
+    assert document["asyncapi"] == "3.0.0"
+    assert document["info"]["title"] == "Zioncheck Table"
+    for ref in refs_in(document):
+        assert ref.startswith("#/") and resolve(document, ref) is not None, f"$ref {ref} points nowhere"
+
+
+def test_every_channel_has_messages_with_payload_schemas_and_its_parameters():
+    document = committed()
+    for key, channel in document["channels"].items():
+        assert channel["messages"], f"channel {key} has no messages"
+        for message in channel["messages"].values():
+            target = resolve(document, message["$ref"])
+            assert message["$ref"].startswith("#/components/messages/") and target is not None
+            assert target["payload"]["$ref"].startswith("#/components/schemas/")
+            assert resolve(document, target["payload"]["$ref"]) is not None
+        named = set(re.findall(r"\{(\w+)\}", channel["address"] or ""))
+        assert named == set(channel.get("parameters", {})), f"channel {key}: parameters do not match its address"
+
+
+def test_every_operation_sends_or_receives_messages_of_its_own_channel():
+    document = committed()
+    for key, operation in document["operations"].items():
+        assert operation["action"] in ("send", "receive")
+        for part in (operation, operation.get("reply")):
+            if part is None:
+                continue
+            channel = part["channel"]["$ref"]
+            assert part["messages"], f"operation {key} carries no message"
+            for message in part["messages"]:
+                assert message["$ref"].startswith(channel + "/messages/"), \
+                    f"operation {key}: {message['$ref']} is not a message of {channel}"
+
+
+def test_the_headers_a_sender_reads_or_sets_are_documented():
+    messages = committed()["components"]["messages"]
+    assert messages["DealerCommand"]["headers"]["properties"]["Zc-Role"]["enum"] == ["dealer"]
+    assert "Zc-Role" in messages["DealerCommand"]["headers"]["required"]
+    assert "Zc-Cause" in messages["Rejected"]["headers"]["required"]
+    assert "Nats-Msg-Id" in messages["SeatCommand"]["headers"]["properties"]
