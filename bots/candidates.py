@@ -8,7 +8,7 @@ per such shape and remembered.
 from collections import Counter
 from functools import lru_cache
 
-from domain.cards import JOKER, RANK_VALUE, SUITS, card_at, rank, suit
+from domain.cards import JOKER, NATURALS, RANK_VALUE, SUITS, card_at, rank, suit
 
 Candidate = tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]]
 
@@ -18,7 +18,7 @@ def candidate_sets(counts: Counter, jokers: int) -> list[Candidate]:
     by_rank: dict[str, list[tuple[str, int]]] = {}
     for card, n in counts.items():
         if card != JOKER:
-            by_rank.setdefault(rank(card), []).append((card, n))
+            by_rank.setdefault(_RANK[card], []).append((card, n))
     found = []
     for need in by_rank.values():
         cards = tuple(card for card, n in need for _ in range(n))
@@ -34,12 +34,16 @@ def candidate_runs(counts: Counter, jokers: int) -> list[Candidate]:
     held = dict.fromkeys(SUITS, 0)
     for card in counts:
         if card != JOKER:
-            held[suit(card)] |= 1 << RANK_VALUE[rank(card)]
-    return [run for suit_ in SUITS if held[suit_]
-            for run in suit_runs(suit_, held[suit_], min(2, counts.get("A" + suit_, 0)), jokers)]
+            suit_, bit = _BIT[card]
+            held[suit_] |= bit
+    found = []
+    for suit_ in SUITS:
+        if held[suit_].bit_count() + jokers >= 4:  # else not even 4 cards of a run can be filled
+            found += suit_runs(suit_, held[suit_], min(2, counts.get("A" + suit_, 0)), jokers)
+    return found
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 14)
 def suit_runs(suit_: str, held: int, aces: int, jokers: int) -> tuple[Candidate, ...]:
     """The runs of one suit: bit v of `held` is set when the hand holds value v (1..13).
 
@@ -52,10 +56,7 @@ def suit_runs(suit_: str, held: int, aces: int, jokers: int) -> tuple[Candidate,
         cards: list[str] = []
         missing = 0
         for value in range(low, 15):
-            if value < 14:
-                natural = held >> value & 1
-            else:
-                natural = aces >= (2 if low == 1 else 1)
+            natural = held >> value & 1 if value < 14 else aces >= (2 if low == 1 else 1)
             cards.append(card_at(value, suit_) if natural else JOKER)
             missing += not natural
             if missing > jokers:
@@ -65,6 +66,14 @@ def suit_runs(suit_: str, held: int, aces: int, jokers: int) -> tuple[Candidate,
     return tuple(found)
 
 
+# Per natural card: its rank, and its suit with the bit of its value (1..13) in that suit.
+_RANK = {card: rank(card) for card in NATURALS}
+_BIT = {card: (suit(card), 1 << RANK_VALUE[rank(card)]) for card in NATURALS}
+
+
 def _run(cards: list[str], missing: int) -> Candidate:
-    need = Counter(card for card in cards if card != JOKER)
+    need: dict[str, int] = {}
+    for card in cards:
+        if card != JOKER:
+            need[card] = need.get(card, 0) + 1
     return tuple(cards), missing, (*need.items(), (JOKER, missing)) if missing else tuple(need.items())

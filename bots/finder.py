@@ -10,7 +10,6 @@ from domain.cards import JOKER, rank, suit
 from domain.going_down import read_contract
 from domain.hands import CONTRACTS
 from domain.laying_off import run_ends
-from domain.melds import set_rank
 from domain.refusal import Refused
 from domain.state import GameState, PlacedMeld
 
@@ -20,50 +19,58 @@ def find_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None
     contract = CONTRACTS[hand_no]
     counts = Counter(hand)
     jokers = counts[JOKER]
+    spare = len(hand) - 1  # cards the melds may use: one must be left to discard (R15)
+    runs = candidate_runs(counts, jokers) if contract.runs else []
+    if len(runs) < contract.runs:
+        return None
     by_cost = lambda item: (item[1], -len(item[0]))  # fewest jokers, then most cards
     sets = sorted(candidate_sets(counts, jokers), key=by_cost) if contract.sets else []
-    if next(_pick(sets, contract.sets, counts), None) is None:
+    if next(_pick(sets, contract.sets, counts, spare), None) is None:
         return None  # not even the whole hand holds the sets
-    runs = sorted(candidate_runs(counts, jokers), key=by_cost) if contract.runs else []
-    for chosen_runs, left in _pick(runs, contract.runs, counts):
-        if sum(map(len, chosen_runs)) + 3 * contract.sets >= len(hand):
-            continue  # any sets would leave no card to discard
-        for chosen_sets, _ in _pick(sets, contract.sets, left):
+    runs.sort(key=by_cost)
+    for chosen_runs, left in _pick(runs, contract.runs, counts, spare - 3 * contract.sets):
+        for chosen_sets, _ in _pick(sets, contract.sets, left, spare - sum(map(len, chosen_runs))):
             melds = chosen_sets + chosen_runs
-            if sum(map(len, melds)) < len(hand) and _legal(hand_no, melds):
+            if _legal(hand_no, melds):
                 return melds
     return None
 
 
-def _pick(candidates: list[Candidate], k: int, counts: dict[str, int]):
-    """Combinations of k candidates that the hand can hold at once, in itertools.combinations
-    order, each with the cards it leaves. What a choice holds only shrinks as it grows, so a
-    choice the hand cannot hold is never extended; and as candidates come fewest jokers first,
-    the first one that needs more jokers than are left ends the choice."""
+def _pick(candidates: list[Candidate], k: int, counts: dict[str, int], most: int):
+    """Combinations of k candidates that the hand can hold at once with at most `most` cards, in
+    itertools.combinations order, each with the cards it leaves.
+
+    A choice only takes more as it grows, so one the hand cannot hold, or that is over `most`
+    cards, is never extended; and as candidates come fewest jokers first, the first one that
+    needs more jokers than are left ends the choice.
+    """
     left = dict(counts)
+    left.setdefault(JOKER, 0)  # then every card a candidate takes has a count
     chosen: list[int] = []
 
-    def extend(start: int):
+    def extend(start: int, room: int):
         if len(chosen) == k:
             yield [list(candidates[i][0]) for i in chosen], dict(left)
             return
         for i in range(start, len(candidates) - k + len(chosen) + 1):
-            if candidates[i][1] > left.get(JOKER, 0):
+            cards, jokers, need = candidates[i]
+            if jokers > left[JOKER]:
                 break
-            need = candidates[i][2]
+            if len(cards) > room:
+                continue
             for card, n in need:
-                if left.get(card, 0) < n:
+                if left[card] < n:
                     break
             else:  # the hand still holds every card this candidate takes
                 for card, n in need:
                     left[card] -= n
                 chosen.append(i)
-                yield from extend(i + 1)
+                yield from extend(i + 1, room - len(cards))
                 chosen.pop()
                 for card, n in need:
                     left[card] += n
 
-    return extend(0)
+    return extend(0, most)
 
 
 def _legal(hand_no: int, melds) -> bool:
@@ -86,7 +93,7 @@ def lay_offs(state: GameState, seat: int):
 
 def fitting_ends(meld: PlacedMeld, card: str) -> list[str | None]:
     if meld.kind == "set":
-        return [None] if card == JOKER or rank(card) == set_rank(meld.cards) else []
+        return [None] if card == JOKER or rank(card) == meld.rank else []
     if card != JOKER and suit(card) != meld.suit:
         return []  # R5: a run is one suit
     return run_ends(meld, card)

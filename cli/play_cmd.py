@@ -8,6 +8,7 @@ import uuid
 from bots import make_bot
 from cli.live import narrate, table_lines
 from cli.moves import HELP, NotAMove, parse
+from cli.simulate_cmd import seat_bots
 from contracts.commands import StartGame
 from contracts.events import Discarded, HandDealt, Rejected
 from domain import GameState, evolve
@@ -48,7 +49,6 @@ async def _run(url: str, args, lines: asyncio.Queue) -> None:
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
     services = await Services().start(SERVICES, url)
     try:
-        from cli.simulate_cmd import seat_bots
         names = seat_bots(args.bots, args.players)
         await session(url, args.seat, names, args.pace, lines, print)
     finally:

@@ -1,15 +1,19 @@
 """`zioncheck run`: the main job. A whole game of four greedy bots through the real services."""
 import asyncio
+import os
 import random
+import sys
 import uuid
 
 import msgspec
 
 from bots import make_bot
 from cli.live import narrate
+from cli.simulate_cmd import seat_bots
 from contracts.commands import StartGame
 from contracts.scores import Standings
 from domain import GameState, evolve
+from engine.replay import state_hash
 from services.app import SERVICES, Services
 from services.bot_seats import play_seats
 from services.client import Follower, GameClient
@@ -35,14 +39,14 @@ def add(sub) -> None:
 
 
 def main(args) -> int:
-    from cli.simulate_cmd import seat_bots
     configure_logging(args.log_level)
     serve_metrics(args.metrics_port)
     names = seat_bots(args.bots, args.players)
     with nats_url(args.nats_url) as url:
         print(f"NATS at {url}")
         game = asyncio.run(_play(url, names, args.pace, args.seed))
-    print(f"\nReplay it: zioncheck replay {game}   (or: zioncheck export {game} > {game}.jsonl)")
+    me = _command_name()
+    print(f"\nReplay it: {me} replay {game}\n   or: {me} export {game} -o {game}.jsonl && {me} replay {game}.jsonl")
     return 0
 
 
@@ -60,7 +64,7 @@ async def _play(url: str, names: list[str], pace: float, seed: int | None) -> st
         await follower.wait_until(lambda f: all(f.state.seeds))  # the dealer reveals the last hand's seed
         await shown
         await _standings(client, game)
-        print(f"live state hash {_hash(follower)}")
+        print(f"live state hash {state_hash(follower.state)}")
     finally:
         shown.cancel()
         await follower.stop()
@@ -98,6 +102,7 @@ async def _standings(client: GameClient, game: str) -> None:
         print(f"  {place}. seat {seat}: {standings.totals[seat]} points{mark}")
 
 
-def _hash(follower: Follower) -> str:
-    from engine.replay import state_hash
-    return state_hash(follower.state)
+def _command_name() -> str:
+    """How the person can call this command again: .venv/bin/zioncheck after `make run`."""
+    path = os.path.relpath(sys.argv[0])
+    return path if path.startswith(".venv") else "zioncheck"

@@ -9,7 +9,7 @@ from services.observability import configure_logging, serve_metrics
 
 
 def add(sub) -> None:
-    p = sub.add_parser("serve", help="run the dealer, table and scoring services (all, or one by name)",
+    p = sub.add_parser("serve", help="run the dealer, table, scoring and projector services (all, or one by name)",
                        description="Run services until interrupted. Several instances may run against one "
                                    "NATS server or cluster; they share durable consumers.")
     p.add_argument("services", nargs="*", metavar="SERVICE",

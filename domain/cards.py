@@ -15,6 +15,8 @@ def canonical(text: object) -> str | None:
     """R2: the canonical spelling of a card (`t`/`T` for 10, any case), or None."""
     if not isinstance(text, str):
         return None
+    if text in _CANONICAL:  # already canonical, as every card a bot sends is
+        return text
     upper = text.strip().upper()
     if upper.startswith("T"):
         upper = "10" + upper[1:]

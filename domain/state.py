@@ -3,14 +3,14 @@ from functools import cached_property
 
 import msgspec
 
-from domain.melds import run_suit
+from domain.melds import run_suit, set_rank
 
 
 class PlacedMeld(msgspec.Struct, frozen=True, dict=True):
     """A meld on the table. `low` is a run's first value (R5); 0 for a set.
 
-    `dict=True` only makes room for the cached `suit`, which is not a field: it is
-    never encoded or compared.
+    `dict=True` only makes room for the cached `suit` and `rank`, which are not
+    fields: they are never encoded or compared.
     """
     owner: int
     index: int
@@ -25,6 +25,11 @@ class PlacedMeld(msgspec.Struct, frozen=True, dict=True):
     @cached_property
     def suit(self) -> str:
         return run_suit(self.cards)
+
+    @cached_property
+    def rank(self) -> str | None:
+        """A set's rank (R4); None for a run."""
+        return set_rank(self.cards) if self.kind == "set" else None
 
 
 class GameState(msgspec.Struct, frozen=True):

@@ -9,18 +9,21 @@ so one bad message never stops a consumer.
 import msgspec
 import structlog
 from faststream.middlewares import AckPolicy
-from faststream.nats import JStream, NatsBroker, NatsMessage, PullSub
+from faststream.message import StreamMessage
+from faststream.nats import JStream, NatsBroker, PullSub
+from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig
 
 from contracts.dealer import ReshuffleRequest
 from contracts.log import decode_batch, encode
 from services.dealer import DealerService
 from services.embedded import server_list
+from services.projector import ProjectorService
 from services.scoring import ScoringService
 from services.table import TableService
 from services.topology import COMMANDS, LOG, RESHUFFLE, ensure_topology, game_of
 
-SERVICES = ("table", "dealer", "scoring")
+SERVICES = ("table", "dealer", "scoring", "projector")
 log = structlog.get_logger("services")
 
 
@@ -28,54 +31,69 @@ class Holder:
     service = None
 
 
+async def raw_message(message: StreamMessage) -> Msg:
+    """Hand handlers the nats-py message itself. FastStream's default decoding and its
+    injection of a NatsMessage parameter run sync code in a thread pool per message,
+    which costs more than the table's own work."""
+    return message.raw_message
+
+
 def _consumer(durable: str, subject: str, stream: str, workers: int) -> dict:
     return dict(subject=subject, stream=JStream(stream, declare=False), durable=durable,
                 pull_sub=PullSub(batch_size=64, timeout=0.2), ack_policy=AckPolicy.MANUAL,
-                max_workers=workers, config=ConsumerConfig(ack_wait=5, max_ack_pending=4096))
+                max_workers=workers, decoder=raw_message,
+                config=ConsumerConfig(ack_wait=5, max_ack_pending=4096))
 
 
-async def _settle(msg: NatsMessage, work, what: str) -> None:
+async def _settle(raw: Msg, work, what: str) -> None:
     try:
         await work
     except Exception as error:  # noqa: BLE001 - the consumer must outlive any one message
-        log.error("handler_failed", what=what, subject=msg.raw_message.subject, error=repr(error))
-        await msg.nack(delay=1)
+        log.error("handler_failed", what=what, subject=raw.subject, error=repr(error))
+        await raw.nak(delay=1)
         return
-    await msg.ack()
+    await raw.ack()
 
 
 def _table(broker: NatsBroker, holder: Holder, workers: int) -> None:
     @broker.subscriber(**_consumer("zc-table", "zc.cmd.*", COMMANDS, workers))
-    async def on_command(msg: NatsMessage) -> None:
-        raw = msg.raw_message
-        await _settle(msg, holder.service.handle(game_of(raw.subject), raw.metadata.sequence.stream), "command")
+    async def on_command(raw) -> None:
+        await _settle(raw, holder.service.handle(game_of(raw.subject), raw.metadata.sequence.stream), "command")
 
 
 def _dealer(broker: NatsBroker, holder: Holder, workers: int) -> None:
     @broker.subscriber(**_consumer("zc-dealer", "zc.log.*", LOG, 1))
-    async def on_log(msg: NatsMessage) -> None:
-        raw = msg.raw_message
-        await _settle(msg, holder.service.on_log(game_of(raw.subject), decode_batch(raw.data)), "log")
+    async def on_log(raw) -> None:
+        await _settle(raw, holder.service.on_log(game_of(raw.subject), decode_batch(raw.data)), "log")
 
-    @broker.subscriber(RESHUFFLE, queue="zc-dealer")
-    async def on_reshuffle(msg: NatsMessage) -> bytes:
-        request = msgspec.json.decode(msg.raw_message.data, type=ReshuffleRequest)
+    @broker.subscriber(RESHUFFLE, queue="zc-dealer", decoder=raw_message)
+    async def on_reshuffle(raw) -> bytes:
+        request = msgspec.json.decode(raw.data, type=ReshuffleRequest)
         return encode(await holder.service.on_reshuffle(request))
 
 
 def _scoring(broker: NatsBroker, holder: Holder, workers: int) -> None:
     @broker.subscriber(**_consumer("zc-scoring", "zc.log.*", LOG, 1))
-    async def on_log(msg: NatsMessage) -> None:
-        raw = msg.raw_message
+    async def on_log(raw) -> None:
         work = holder.service.on_log(game_of(raw.subject), raw.metadata.sequence.stream, decode_batch(raw.data))
-        await _settle(msg, work, "log")
+        await _settle(raw, work, "log")
 
 
-_REGISTER = {"table": _table, "dealer": _dealer, "scoring": _scoring}
+def _projector(broker: NatsBroker, holder: Holder, workers: int) -> None:
+    # Several workers: the service orders each game's batches itself (a lock and a catch-up per game).
+    @broker.subscriber(**_consumer("zc-projector", "zc.log.*", LOG, workers))
+    async def on_log(raw) -> None:
+        work = holder.service.on_log(game_of(raw.subject), raw.metadata.sequence.stream, raw.headers,
+                                     decode_batch(raw.data))
+        await _settle(raw, work, "log")
+
+
+_REGISTER = {"table": _table, "dealer": _dealer, "scoring": _scoring, "projector": _projector}
 _BUILD = {
     "table": lambda nc, js: TableService(nc, js),
     "dealer": lambda nc, js: DealerService(js),
     "scoring": lambda nc, js: ScoringService(js),
+    "projector": lambda nc, js: ProjectorService(js),
 }
 
 

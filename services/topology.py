@@ -4,16 +4,20 @@
                       stream sequence totally orders each game's commands
     zc.log.<game>     the game log (stream ZC_LOG): append-only, written by the table only
     zc.score.<game>   per-hand scores and totals (stream ZC_SCORES)
+    zc.feed.<game>    the redacted public feed, one message per log batch with anything
+                      public in it (stream ZC_FEED, contracts.feed.FeedBatch)
     zc.rejected.<game>  refusals of commands for games that were never started (core NATS)
     zc.dealer.reshuffle  the table asks the dealer for an R16 reshuffle (request/reply)
     KV zc_standings   latest standings per game; KV zc_dealer_seeds the dealer's secrets
+    KV zc_views       the projector's views: `<game>.public` (contracts.views.PublicView)
+                      and `<game>.seat.<n>` (SeatView); give a seat's key to that seat only
 """
 from nats.js import JetStreamContext
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 
-COMMANDS, LOG, SCORES = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES"
-STANDINGS, SEEDS = "zc_standings", "zc_dealer_seeds"
+COMMANDS, LOG, SCORES, FEED = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED"
+STANDINGS, SEEDS, VIEWS = "zc_standings", "zc_dealer_seeds", "zc_views"
 RESHUFFLE = "zc.dealer.reshuffle"
 # Deals, reshuffles and reveals are accepted only with this header set to "dealer";
 # in production, NATS permissions let only the dealer's account set it on zc.cmd.>.
@@ -30,6 +34,18 @@ def log_subject(game: str) -> str:
 
 def score_subject(game: str) -> str:
     return f"zc.score.{game}"
+
+
+def feed_subject(game: str) -> str:
+    return f"zc.feed.{game}"
+
+
+def public_view_key(game: str) -> str:
+    return f"{game}.public"
+
+
+def seat_view_key(game: str, seat: int) -> str:
+    return f"{game}.seat.{seat}"
 
 
 def rejected_subject(game: str) -> str:
@@ -52,6 +68,8 @@ def stream_configs(replicas: int = 1) -> list[StreamConfig]:
         StreamConfig(name=LOG, subjects=["zc.log.*"], deny_delete=True, deny_purge=True,
                      duplicate_window=120.0, **common),
         StreamConfig(name=SCORES, subjects=["zc.score.*"], **common),
+        # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed.
+        StreamConfig(name=FEED, subjects=["zc.feed.*"], duplicate_window=120.0, **common),
     ]
 
 
@@ -62,5 +80,5 @@ async def ensure_topology(js: JetStreamContext, replicas: int = 1) -> None:
             await js.add_stream(config=config)
         except BadRequestError:
             await js.update_stream(config=config)
-    for bucket in (STANDINGS, SEEDS):
+    for bucket in (STANDINGS, SEEDS, VIEWS):
         await js.create_key_value(bucket=bucket, replicas=replicas, storage=StorageType.FILE)

@@ -61,3 +61,18 @@ def uninterrupted(commands: list[tuple[bytes, bool]], seeds: dict[int, str]) -> 
         command = read_command(data, from_dealer)
         events += [command] if isinstance(command, Rejected) else table.handle(command)
     return events
+
+
+async def stored_feed(client: GameClient, game: str) -> list[bytes]:
+    """The game's public feed as a late joiner replays it from the stream, oldest first."""
+    from nats.js.errors import NotFoundError
+
+    from services.topology import FEED, feed_subject
+    found, seq = [], 1
+    while True:
+        try:
+            msg = await client.js.get_msg(FEED, seq=seq, subject=feed_subject(game), next=True)
+        except NotFoundError:
+            return found
+        found.append(msg.data)
+        seq = msg.seq + 1

@@ -1,0 +1,22 @@
+"""Folding a recorded log: evolve over already-decoded entries, as a replay or a follower does."""
+from bench import Row, best_rates, corpus
+from domain import GameState, evolve
+
+TARGET = 100_000  # events per second
+ROUNDS = 7
+
+
+def fold_all(games) -> None:
+    for entries in games:
+        state = GameState()
+        for entry in entries:
+            state = evolve(state, entry.event)
+
+
+def run() -> list[Row]:
+    games = corpus.entries()
+    events = sum(map(len, games))
+    rates = best_rates({"fold": (lambda: fold_all(games), events), "decode": corpus.decoding()}, ROUNDS)
+    ratio = rates["fold"] / corpus.noted(rates["decode"])
+    return [Row("fold", rates["fold"], "events/s", f"evolve over {len(games)} games, {events:,} events", TARGET,
+                f"fold/decode = {ratio:.2f}")]

@@ -1,0 +1,113 @@
+"""What platforms and people read instead of the log: a game's public view and each seat's view.
+
+Views are folds of the log, published in KV zc_views under `<game>.public` and
+`<game>.seat.<n>`. `seq` counts the log batches folded, so a client keeps the
+view with the highest seq and drops any older one it receives later.
+"""
+from typing import Literal
+
+import msgspec
+
+from contracts.events import MeldKind
+
+
+class Contract(msgspec.Struct, frozen=True):
+    """R7: what a hand asks for, and how many cards each seat was dealt."""
+    sets: int
+    runs: int
+    dealt: int
+    text: str
+
+
+class TableMeld(msgspec.Struct, frozen=True):
+    """A meld on the table; a run's cards ascending, jokers where they stand (R5, R6)."""
+    owner: int
+    index: int
+    kind: MeldKind
+    cards: list[str]
+
+
+class ClaimOutcome(msgspec.Struct, frozen=True):
+    """R11a: how one seat's claim ended."""
+    seat: int
+    outcome: Literal["won", "turn_player_took", "nearer_claimant"]
+
+
+class ClaimsSettled(msgspec.Struct, frozen=True):
+    """R11a: the last claim window of the hand that closed with claims on it."""
+    card: str
+    discarder: int | None
+    outcomes: list[ClaimOutcome]
+
+
+class HandScore(msgspec.Struct, frozen=True):
+    """R15, R16: one finished hand. `winner` is None when the stock ran dry."""
+    hand: int
+    winner: int | None
+    scores: list[int]
+    stuck: list[int]
+
+
+class DealRecord(msgspec.Struct, frozen=True):
+    """A hand's fairness record: the dealer's commitment, and its seed once revealed after the hand."""
+    hand: int
+    dealer: int
+    commitment: str
+    seed: str = ""
+
+
+class PublicView(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a spectator may know about a game: no card that is not on the table or the pile.
+
+    `hand` is 0 before the first deal. `turn` is None when no hand is in play. After a
+    hand ends, its table, pile and hand sizes stay in view until the next deal.
+    """
+    game_id: str
+    seq: int
+    players: int
+    decks: int
+    hand: int
+    contract: Contract | None
+    dealer: int
+    hand_over: bool
+    turn: int | None
+    drawn: bool
+    hand_sizes: list[int]
+    table: list[TableMeld]
+    discard: list[str]             # bottom first, top last
+    stock: int                     # cards left, never which
+    down: list[bool]
+    discarder: int | None          # whose discard is on top; None when dealt, taken or claimed
+    window_open: bool              # R11a: the top discard may be claimed now
+    claims: list[int]              # R11a: seats claiming the top discard, in stream order
+    last_claims: ClaimsSettled | None
+    scores: list[HandScore]        # finished hands of this game, in order
+    totals: list[int]
+    game_over: bool
+    winners: list[int]
+    deals: list[DealRecord]
+    v: int = 1
+
+
+class SeatView(msgspec.Struct, frozen=True, kw_only=True):
+    """What one seat sees: the public view and its own cards, in the order it got them.
+
+    `seq` repeats `public.seq` so the key orders like the public one.
+    """
+    seq: int
+    seat: int
+    cards: list[str]
+    public: PublicView
+    v: int = 1
+
+
+_public = msgspec.json.Decoder(PublicView)
+_seat = msgspec.json.Decoder(SeatView)
+
+
+def decode_public_view(data: bytes | str) -> PublicView:
+    return _public.decode(data)
+
+
+def decode_seat_view(data: bytes | str) -> SeatView:
+    return _seat.decode(data)

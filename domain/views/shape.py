@@ -1,0 +1,35 @@
+"""The views computed from a projection: what a spectator sees, and what one seat sees."""
+from contracts.views import Contract, PublicView, SeatView, TableMeld
+from domain.hands import CONTRACTS, describe
+from domain.views.projection import Projection
+
+
+def public_view(projection: Projection) -> PublicView:
+    """The game with every hand reduced to its size and the stock to its count."""
+    g = projection.game
+    dealt = bool(projection.deals)  # a game started at a later hand names it only once dealt
+    in_play = not g.hand_over
+    return PublicView(
+        game_id=g.game_id, seq=projection.seq, players=g.players, decks=g.decks,
+        hand=g.hand if dealt else 0, contract=_contract(g.hand) if dealt else None, dealer=g.dealer,
+        hand_over=g.hand_over, turn=g.turn if in_play else None, drawn=in_play and g.drawn,
+        hand_sizes=[len(h) for h in g.hands] or [0] * g.players,
+        table=[TableMeld(owner=m.owner, index=m.index, kind=m.kind, cards=list(m.cards)) for m in g.table],
+        discard=list(g.discard), stock=len(g.stock), down=list(g.down) or [False] * g.players,
+        discarder=g.top_discarder, window_open=in_play and g.window_open,
+        claims=list(g.claims) if in_play and g.window_open else [], last_claims=projection.last_claims,
+        scores=list(projection.scores), totals=list(g.totals), game_over=g.game_over,
+        winners=list(g.winners), deals=list(projection.deals),
+    )
+
+
+def seat_view(projection: Projection, seat: int) -> SeatView:
+    """The public view and this seat's own cards: never another seat's, never the stock."""
+    g = projection.game
+    cards = list(g.hands[seat]) if g.hands else []
+    return SeatView(seq=projection.seq, seat=seat, cards=cards, public=public_view(projection))
+
+
+def _contract(hand: int) -> Contract | None:
+    c = CONTRACTS.get(hand)
+    return Contract(sets=c.sets, runs=c.runs, dealt=c.dealt, text=describe(hand)) if c else None

@@ -1,0 +1,64 @@
+"""The no-leak check: each public message against what the raw log says the table had shown by then.
+
+A card is shown when it is discarded, laid in a meld, laid off, swapped onto the
+table, taken or claimed from the pile, or dealt face up onto the pile. Decks
+repeat cards, so "shown" is a multiset per hand: a message may name a card as many
+times as it was shown, never more. Anything a message names beyond that was
+private: some seat's hand, or the stock.
+"""
+import re
+from collections import Counter
+
+import msgspec
+
+from contracts import events as ev
+from domain.views import Projection, advance
+
+# A card as R2 writes it on the wire, standing alone: "10C", "AS", "JK", not "10CX" or "a2c".
+CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9AJQK])[CDHS](?![0-9A-Za-z])|(?<![0-9A-Za-z])JK(?![0-9A-Za-z])")
+
+
+def history(batches: list[list]) -> tuple[list[Projection], list[Counter]]:
+    """After each number of batches folded (index 0: none), the projection and the cards shown in the hand."""
+    projections, shown = [Projection()], [Counter()]
+    for events in batches:
+        now = shown[-1].copy()
+        for event in events:
+            now = _show(now, event)
+        projections.append(advance(projections[-1], events))
+        shown.append(now)
+    return projections, shown
+
+
+def _show(shown: Counter, event) -> Counter:
+    match event:
+        case ev.HandDealt():
+            return Counter(event.discard)  # a new hand: what the last one showed is back in the deck
+        case ev.Discarded() | ev.DiscardTaken() | ev.ClaimWon() | ev.LaidOff() | ev.JokerSwapped():
+            shown[event.card] += 1
+        case ev.WentDown():
+            shown.update(card for meld in event.melds for card in meld.cards)
+    return shown
+
+
+def hand_of(projection: Projection, seat: int) -> Counter:
+    """The seat's hand in the rules' own fold of the raw log (none before the first deal)."""
+    hands = projection.game.hands
+    return Counter(hands[seat]) if hands else Counter()
+
+
+def cards_named(message) -> Counter:
+    """Every card named anywhere in a message's JSON: in any field, as a key, or inside a sentence."""
+    data = message if isinstance(message, bytes) else msgspec.json.encode(message)
+    return Counter(CARD.findall(data.decode()))
+
+
+def unshown(message, shown: Counter, own: Counter | None = None) -> Counter:
+    """The cards a message names beyond what was shown (and, for a seat's message, beyond its own hand)."""
+    return cards_named(message) - shown - (own or Counter())
+
+
+def feed_leaks(data: bytes, shown: Counter) -> list[Counter]:
+    """Each item of a feed batch on its own: one item may name no card beyond those shown."""
+    items = msgspec.json.decode(data)["items"]
+    return [extra for item in items if (extra := unshown(item, shown))]
