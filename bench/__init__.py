@@ -18,6 +18,7 @@ class Row(NamedTuple):
     workload: str
     target: float | None = None
     versus: str = ""
+    at_most: bool = False   # the target is a ceiling (a latency), not a floor
 
 
 def best_rates(works: dict[str, tuple[Callable[[], object], int]], rounds: int) -> dict[str, float]:

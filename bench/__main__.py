@@ -13,8 +13,9 @@ from bench import Row, corpus
 BENCHMARKS = {
     "games": "bench.games",
     "fold": "bench.fold",
+    "service": "bench.service",
 }
-DEFAULT = ("games", "fold")
+DEFAULT = ("games", "fold", "service")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +46,8 @@ def table(rows: list[Row], seconds: float) -> str:
             "'vs baseline' compares it with msgspec decoding the same log (last row), measured in the same rounds.\n")
     cells = [("bench", "measured", "target", "mark", "vs baseline", "workload")]
     for row in rows:
-        target = f">= {_number(row.target)} {row.unit}" if row.target is not None else ""
+        bound = "<=" if row.at_most else ">="
+        target = f"{bound} {_number(row.target)} {row.unit}" if row.target is not None else ""
         cells.append((row.name, f"{_number(row.rate)} {row.unit}", target, _mark(row), row.versus, row.workload))
     widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]) - 1)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)) + "  " + line[-1] for line in cells]
@@ -55,7 +57,8 @@ def table(rows: list[Row], seconds: float) -> str:
 def _mark(row: Row) -> str:
     if row.target is None:
         return ""
-    return "PASS" if row.rate >= row.target else "BELOW"
+    met = row.rate <= row.target if row.at_most else row.rate >= row.target
+    return "PASS" if met else ("ABOVE" if row.at_most else "BELOW")
 
 
 def _number(value: float) -> str:

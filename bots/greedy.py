@@ -50,8 +50,9 @@ class GreedyBot:
         """The most expensive card that helps least; jokers last (kept out of sets)."""
         hand = list(state.hands[seat])
         if not state.down[seat]:
-            if state.reshuffles and self.rng.random() < 0.3:
-                # A hand that outlived its stock is stuck on the same cards: shake it up.
+            # Two seats can pass the same cards back and forth, and a hand that outlived its
+            # stock is stuck on the same cards: now and then, shake the hand up.
+            if self.rng.random() < (0.3 if state.reshuffles else 0.02):
                 return self.rng.choice([c for c in hand if c != JOKER] or hand)
             return least_useful(hand)
         return dearest(hand, {card for card, _, _ in lay_offs(state, seat)})

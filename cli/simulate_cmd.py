@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from bots import NAMES
 from contracts.log import write_jsonl
-from engine.game import play_game
+from engine.game import GameStalled, play_game
 from cli.progress import Progress
 
 
@@ -46,9 +46,15 @@ def main(args) -> int:
     wins, points = [0.0] * args.players, [0] * args.players
     progress = Progress(args.games, "games")
     started = time.perf_counter()
+    stalled = []
     for i in range(args.games):
         game_id = f"sim-{args.seed}-{i:05d}"
-        table = play_game(bots, args.seed, game_id)
+        try:
+            table = play_game(bots, args.seed, game_id)
+        except GameStalled:
+            stalled.append(game_id)
+            progress.step()
+            continue
         for seat in table.state.winners:
             wins[seat] += 1 / len(table.state.winners)
         points = [p + t for p, t in zip(points, table.state.totals)]
@@ -58,8 +64,12 @@ def main(args) -> int:
         progress.step()
     progress.close()
     elapsed = time.perf_counter() - started
-    print(results_table(bots, wins, points, args.games))
-    print(f"\n{args.games} games in {elapsed:.2f}s: {args.games / elapsed:.1f} games/s")
+    played = args.games - len(stalled)
+    if played:
+        print(results_table(bots, wins, points, played))
+    if stalled:
+        print(f"\n{len(stalled)} game(s) abandoned: the bots went round in circles ({', '.join(stalled[:5])})")
+    print(f"\n{played} games in {elapsed:.2f}s: {played / elapsed:.1f} games/s")
     return 0
 
 

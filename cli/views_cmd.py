@@ -12,7 +12,8 @@ def add(sub) -> None:
                                    "view and its seats' views and write them to KV zc_views, as the projector "
                                    "does. Safe while the projector runs: a view is never replaced by an older "
                                    "one. With --feed, also purge each game's public feed (zc.feed.<game>) and "
-                                   "publish it again from the log.")
+                                   "publish it again from the log; stop the projector first, or a batch it "
+                                   "publishes meanwhile may land ahead of the republished ones.")
     p.add_argument("games", nargs="*", metavar="GAME", help="game ids (default: every stored game)")
     p.add_argument("--feed", action="store_true", help="also rebuild the public feed (readers see it again)")
     p.add_argument("--nats-url", help="an existing NATS server or cluster (default: the embedded one's store)")

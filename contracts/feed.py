@@ -2,10 +2,10 @@
 
 These are not the log's events with fields left out: each item is its own
 struct (PublicX for event X, with X's tag), so a field added to an event never
-reaches spectators unless it is added here on purpose. Items carry their schema version `v` like events do.
-A card appears only where the table shows it: discards, takes and claims of
-the top discard, melds, lay-offs and joker swaps. Refusals are not in the feed
-(their details may name cards in a hand).
+reaches spectators unless it is added here on purpose. Items carry their schema
+version `v` like events do. A card appears only where the table shows it:
+discards, takes and claims of the top discard, melds, lay-offs and joker swaps.
+Refusals are not in the feed (their details may name cards in a hand).
 """
 from typing import Literal
 

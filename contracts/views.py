@@ -77,7 +77,7 @@ class PublicView(msgspec.Struct, frozen=True, kw_only=True):
     discard: list[str]             # bottom first, top last
     stock: int                     # cards left, never which
     down: list[bool]
-    discarder: int | None          # whose discard is on top; None when dealt, taken or claimed
+    discarder: int | None          # who discarded the top card; None if it was dealt there
     window_open: bool              # R11a: the top discard may be claimed now
     claims: list[int]              # R11a: seats claiming the top discard, in stream order
     last_claims: ClaimsSettled | None

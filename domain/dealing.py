@@ -7,7 +7,7 @@ from domain.drawing import reshuffle_due
 from domain.gates import card
 from domain.hands import CONTRACTS, HANDS_PER_GAME
 from domain.refusal import Refused
-from domain.state import GameState
+from domain.state import GameState, dealt_index
 
 
 def dealer_of(first_dealer: int, hand: int, players: int) -> int:
@@ -94,12 +94,3 @@ def reveal_seed(state: GameState, command: RevealSeed) -> list:
         raise Refused("bad_command", f"that seed does not match hand {hand}'s commitment {promised}")
     return [SeedRevealed(hand=hand, seed=command.seed)]
 
-
-def dealt_index(state: GameState, hand: int) -> int | None:
-    """Where `hand` sits in the per-deal commitments and seeds, or None if it was not dealt here.
-
-    They hold one entry per hand dealt, the last for the hand in play; a game may start at a
-    later hand (StartGame.first_hand), so hand 1 is not always the first entry.
-    """
-    index = len(state.commitments) - 1 - (state.hand - hand)
-    return index if 0 <= index < len(state.commitments) else None

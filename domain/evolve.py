@@ -6,7 +6,7 @@ from msgspec.structs import replace
 from contracts import events as ev
 from domain.cards import JOKER
 from domain.melds import run_low
-from domain.state import GameState, PlacedMeld, replace_at, without
+from domain.state import GameState, PlacedMeld, dealt_index, replace_at, without
 
 
 def evolve(state: GameState, event: ev.Event) -> GameState:
@@ -30,7 +30,7 @@ def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
     n = s.players
     return replace(
         s, hand=e.hand, dealer=e.dealer, hands=tuple(tuple(h) for h in e.hands), stock=tuple(e.stock),
-        discard=tuple(e.discard), top_discarder=None, window_open=False, claims=(), table=(),
+        discard=tuple(e.discard), discarders=(None,) * len(e.discard), window_open=False, claims=(), table=(),
         down=(False,) * n, turn=(e.dealer + 1) % n, drawn=False, extra_turn=True, hand_over=False,
         winner=None, scores=None, stuck=(), reshuffles=0,
         commitments=s.commitments + (e.commitment,), seeds=s.seeds + ("",),
@@ -40,11 +40,11 @@ def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
 def _stock_reshuffled(s: GameState, e: ev.StockReshuffled) -> GameState:
     below = s.discard[:-1]
     return replace(s, stock=tuple(below[i] for i in e.order), discard=s.discard[-1:],
-                   reshuffles=s.reshuffles + 1)
+                   discarders=s.discarders[-1:], reshuffles=s.reshuffles + 1)
 
 
 def _seed_revealed(s: GameState, e: ev.SeedRevealed) -> GameState:
-    return replace(s, seeds=replace_at(s.seeds, e.hand - 1, e.seed))
+    return replace(s, seeds=replace_at(s.seeds, dealt_index(s, e.hand), e.seed))
 
 
 def _stock_drawn(s: GameState, e: ev.StockDrawn) -> GameState:
@@ -56,8 +56,8 @@ def _stock_exhausted(s: GameState, e: ev.StockExhausted) -> GameState:
 
 
 def _discard_taken(s: GameState, e: ev.DiscardTaken) -> GameState:
-    return replace(s, discard=s.discard[:-1], hands=_give(s, e.seat, e.card), drawn=True,
-                   window_open=False, claims=(), top_discarder=None)
+    return replace(s, discard=s.discard[:-1], discarders=s.discarders[:-1], hands=_give(s, e.seat, e.card),
+                   drawn=True, window_open=False, claims=())
 
 
 def _discard_claimed(s: GameState, e: ev.DiscardClaimed) -> GameState:
@@ -65,7 +65,8 @@ def _discard_claimed(s: GameState, e: ev.DiscardClaimed) -> GameState:
 
 
 def _claim_won(s: GameState, e: ev.ClaimWon) -> GameState:
-    return replace(s, discard=s.discard[:-1], hands=_give(s, e.seat, e.card), claims=(), top_discarder=None)
+    return replace(s, discard=s.discard[:-1], discarders=s.discarders[:-1], hands=_give(s, e.seat, e.card),
+                   claims=())
 
 
 def _unchanged(s: GameState, e: ev.Event) -> GameState:
@@ -106,7 +107,7 @@ def _joker_swapped(s: GameState, e: ev.JokerSwapped) -> GameState:
 def _discarded(s: GameState, e: ev.Discarded) -> GameState:
     hand = without(s.hands[e.seat], [e.card])
     common = dict(hands=replace_at(s.hands, e.seat, hand), discard=s.discard + (e.card,),
-                  top_discarder=e.seat, window_open=True, claims=(), drawn=False)
+                  discarders=s.discarders + (e.seat,), window_open=True, claims=(), drawn=False)
     if not hand:  # R15: went out; the hand ends at once, so the turn stays
         return replace(s, **common)
     if s.extra_turn:  # R11: the first player plays a second turn at once

@@ -42,7 +42,7 @@ class GameState(msgspec.Struct, frozen=True):
     hands: tuple[tuple[str, ...], ...] = ()
     stock: tuple[str, ...] = ()          # top first
     discard: tuple[str, ...] = ()        # bottom first, top last
-    top_discarder: int | None = None     # None: dealt with the pile, or uncovered by a claim
+    discarders: tuple[int | None, ...] = ()  # R10: who discarded each pile card; None if dealt there
     window_open: bool = False            # R11a: the top discard may be claimed
     claims: tuple[int, ...] = ()         # R11a: claimants in command-stream order
     table: tuple[PlacedMeld, ...] = ()
@@ -69,6 +69,10 @@ class GameState(msgspec.Struct, frozen=True):
     def top(self) -> str | None:
         return self.discard[-1] if self.discard else None
 
+    @property
+    def top_discarder(self) -> int | None:
+        return self.discarders[-1] if self.discarders else None
+
 
 def find_meld(state: GameState, owner: int, index: int) -> PlacedMeld | None:
     for meld in state.table:
@@ -90,3 +94,13 @@ def without(hand: tuple[str, ...], cards) -> tuple[str, ...] | None:
 
 def replace_at(items: tuple, i: int, value) -> tuple:
     return items[:i] + (value,) + items[i + 1:]
+
+
+def dealt_index(state: GameState, hand: int) -> int | None:
+    """Where `hand` sits in the per-deal commitments and seeds, or None if it was not dealt here.
+
+    They hold one entry per hand dealt, the last for the hand in play; a game may start at a
+    later hand (StartGame.first_hand), so hand 1 is not always the first entry.
+    """
+    index = len(state.commitments) - 1 - (state.hand - hand)
+    return index if 0 <= index < len(state.commitments) else None

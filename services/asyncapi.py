@@ -18,6 +18,7 @@ To document a new message, add one line to MESSAGES (and, for a new subject, one
 line to CHANNELS and one to OPERATIONS).
 """
 import json
+import re
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Literal
@@ -27,13 +28,22 @@ import msgspec
 from contracts.commands import DealerCommand, Reshuffle, SeatCommand, StartGame
 from contracts.dealer import ReshuffleRequest
 from contracts.events import Rejected
+from contracts.feed import FeedBatch
 from contracts.log import Batch
 from contracts.scores import HandScored, Standings
-from services.topology import (COMMANDS, LOG, RESHUFFLE, ROLE_HEADER, SCORES, STANDINGS, command_subject,
-                               log_subject, rejected_subject, score_subject, stream_configs)
+from contracts.views import PublicView, SeatView
+from services.topology import (COMMANDS, FEED, LOG, RESHUFFLE, ROLE_HEADER, SCORES, STANDINGS, VIEWS,
+                               command_subject, feed_subject, log_subject, public_view_key, rejected_subject,
+                               score_subject, seat_view_key, stream_configs)
 
 REGENERATE = "zioncheck asyncapi -o docs/asyncapi.json"
-GAME = "{game}"   # the channel parameter, as AsyncAPI writes it in an address
+GAME = "{game}"   # the channel parameters, as AsyncAPI writes them in an address
+SEAT = "{seat}"
+PARAMETERS = {
+    "game": {"description": "The game id: one subject token of letters, digits, - and _ (at most 64 characters).",
+             "examples": ["table-7"]},
+    "seat": {"description": "A seat number, 0 to the game's players - 1.", "examples": ["2"]},
+}
 SCHEMAS = "#/components/schemas/{name}"
 
 
@@ -93,6 +103,9 @@ LOG_GUARD = Header("Nats-Expected-Last-Subject-Sequence", (
     "The log's previous sequence for this game when the table appended: the single-writer guard."),
     required=True, pattern="^[0-9]+$")
 SCORE_ID = Header("Nats-Msg-Id", "score:<game>:<hand>: one score message per hand.", required=True)
+FEED_ID = Header("Nats-Msg-Id", (
+    "feed:<game>:<seq>: one message per log batch; a rebuild (zioncheck rebuild-views --feed) "
+    "republishes without it, so a reader drops any seq it has already applied."))
 CAUSE = Header("Zc-Cause", (
     "The commands-stream sequence (publish ack seq) of the refused command, in decimal."),
     required=True, pattern="^[1-9][0-9]*$")
@@ -115,6 +128,19 @@ CHANNELS = {
         f"The KV bucket {STANDINGS}, key <game>: the game's latest standings, put when a game "
         "starts, a hand ends or the game ends. Read it with `kv.get(game)` or `kv.watch(game)` "
         f"on `js.key_value(\"{STANDINGS}\")`; each put is a message on this subject.")),
+    "feed": Channel(feed_subject(GAME), "Public feed", (
+        f"The redacted public feed (stream {FEED}), written by the projector: one FeedBatch per log "
+        "batch with anything public in it, each event as a spectator may see it. A stock draw names "
+        "no card, a deal shows hand sizes, the stock count and the commitment, a reshuffle the new "
+        "stock's size; refusals are left out. `seq` is the log batch's number (from 1), the views' "
+        "count: replay the stream from the start, or from after a view's seq.")),
+    "publicView": Channel(f"$KV.{VIEWS}.{public_view_key(GAME)}", "Public view", (
+        f"The KV bucket {VIEWS}, key <game>.public: all a spectator may know of the game, put by the "
+        "projector as the log grows (batches close together share one put). Read it with "
+        f"`kv.get` or `kv.watch` on `js.key_value(\"{VIEWS}\")`; keep the highest `seq`.")),
+    "seatView": Channel(f"$KV.{VIEWS}.{seat_view_key(GAME, SEAT)}", "Seat view", (
+        f"The KV bucket {VIEWS}, key <game>.seat.<seat>: the public view plus that seat's own cards. "
+        "Give each seat its own key only (NATS permissions, or a gateway).")),
     "reshuffle": Channel(RESHUFFLE, "Reshuffle requests", (
         "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer).")),
     "reshuffleReply": Channel(None, "Reshuffle replies", "The requester's reply inbox."),
@@ -127,6 +153,9 @@ OPERATIONS = {
     "receiveScores": Operation("receive", "scores", "Follow a game's per-hand scores."),
     "receiveRejected": Operation("receive", "rejected", "Hear refusals of commands for games never started."),
     "receiveStandings": Operation("receive", "standings", "Read or watch a game's standings."),
+    "receiveFeed": Operation("receive", "feed", "Follow a game as a spectator sees it, or replay it."),
+    "receivePublicView": Operation("receive", "publicView", "Read or watch a game's public view."),
+    "receiveSeatView": Operation("receive", "seatView", "Read or watch one seat's view."),
     "replyReshuffle": Operation("receive", "reshuffle", "The dealer answers the table's R16 reshuffle request.",
                                 reply="reshuffleReply"),
 }
@@ -140,6 +169,9 @@ MESSAGES = [
     Message("receiveScores", HandScored, "One hand's scores, once per hand (R15, R16).", (SCORE_ID,)),
     Message("receiveRejected", Rejected, "A refusal (R18) of a command for a game that was never started.", (CAUSE,)),
     Message("receiveStandings", Standings, "A game's standings (R17)."),
+    Message("receiveFeed", FeedBatch, "The public side of one log batch.", (FEED_ID,)),
+    Message("receivePublicView", PublicView, "A game's public view: no card not on the table or the pile."),
+    Message("receiveSeatView", SeatView, "One seat's view: the public view and the seat's cards."),
     Message("replyReshuffle", ReshuffleRequest, "How many cards lie below the pile's top card."),
     Message("replyReshuffle", Reshuffle, "The order of the new stock.", reply=True),
 ]
@@ -204,8 +236,9 @@ def document() -> dict:
         channels[key] = {"address": channel.address, "title": channel.title, "description": channel.description,
                          "messages": {_lower(m.schema): {"$ref": f"#/components/messages/{m.schema}"}
                                       for m in MESSAGES if _channel_of(m) == key}}
-        if channel.address and GAME in channel.address:
-            channels[key]["parameters"] = {"game": {"$ref": "#/components/parameters/game"}}
+        named = re.findall(r"\{(\w+)\}", channel.address or "")
+        if named:
+            channels[key]["parameters"] = {name: {"$ref": f"#/components/parameters/{name}"} for name in named}
     operations = {}
     for key, operation in OPERATIONS.items():
         operations[key] = {"action": operation.action, "channel": {"$ref": f"#/channels/{operation.channel}"},
@@ -237,9 +270,7 @@ def document() -> dict:
         "defaultContentType": "application/json",
         "channels": channels,
         "operations": operations,
-        "components": {"messages": messages, "schemas": schemas(), "parameters": {"game": {
-            "description": "The game id: one subject token of letters, digits, - and _ (at most 64 characters).",
-            "examples": ["table-7"]}}},
+        "components": {"messages": messages, "schemas": schemas(), "parameters": PARAMETERS},
     }
 
 

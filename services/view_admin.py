@@ -27,6 +27,8 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
     Safe beside a running projector: a view is never replaced by an older one. With
     `feed`, each game's feed is purged and published again from its log, as after a
     change to what the feed shows; feed readers drop any seq they have already seen.
+    Run that with the projector stopped: a batch it published meanwhile would sit in
+    the stream ahead of the republished ones.
     """
     kv = await js.key_value(VIEWS)
     done = {}

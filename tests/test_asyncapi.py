@@ -20,6 +20,7 @@ OFF_THE_WIRE = {
     "Command": "the base of every command",
     "Event": "the base of every event",
     "Entry": "a line of the JSON-lines export, not a NATS message",
+    "Public": "the base of every public feed item",
 }
 
 

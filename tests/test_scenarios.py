@@ -20,25 +20,8 @@ SCENARIOS = HERE / "scenarios"
 ROOT = HERE.parent
 RESULT_KEYS = ("index", "accepted", "reason")
 
-# Scenarios whose expected outcome follows RULES.md where the engine does not yet.
-# Each stays strict: once the engine is fixed the test passes and must leave this list.
-KNOWN_DIVERGENCES = {
-    "r10_a_card_uncovered_on_the_pile_is_still_its_discarders_own": (
-        "R10/R11a/R18: the state forgets who discarded a card uncovered by a take or a won claim "
-        "(evolve sets top_discarder to None), so its discarder gets already_drew or "
-        "turn_player_cannot_claim instead of cannot_take_own_discard"
-    ),
-}
-
-
 def scenario_names() -> list[str]:
     return sorted(p.name[: -len(".expected.json")] for p in SCENARIOS.glob("*.expected.json"))
-
-
-def _param(name: str):
-    if name in KNOWN_DIVERGENCES:
-        return pytest.param(name, marks=pytest.mark.xfail(reason=KNOWN_DIVERGENCES[name], strict=True))
-    return name
 
 
 def play(path: Path) -> dict:
@@ -64,7 +47,7 @@ def test_every_rule_from_r1_to_r18_has_a_scenario():
     assert [rule for rule in rules if not any(name.startswith(rule) for name in names)] == []
 
 
-@pytest.mark.parametrize("name", [_param(name) for name in scenario_names()])
+@pytest.mark.parametrize("name", [name for name in scenario_names()])
 def test_the_scenario_plays_out_as_the_rules_say(name):
     expected = json.loads((SCENARIOS / f"{name}.expected.json").read_text())
     outcome = play(SCENARIOS / f"{name}.json")

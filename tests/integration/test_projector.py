@@ -85,11 +85,15 @@ async def test_rebuild_views_makes_views_and_feed_again_from_the_logs(nats_serve
     assert decode_seat_view(shown.stdout).cards == list(follower.state.hands[1])
 
 
-async def test_rebuild_views_of_an_unknown_game_says_so_in_one_line(nats_server):
+async def test_rebuild_views_and_view_of_an_unknown_game_say_so_in_one_line(nats_server):
     result = await asyncio.to_thread(zioncheck, "rebuild-views", "no-such-game", "--nats-url", nats_server.url)
     assert result.returncode == 2
     assert result.stderr.strip() == ("zioncheck rebuild-views: no game 'no-such-game' is stored "
                                      "(zioncheck games lists them)")
+    result = await asyncio.to_thread(zioncheck, "view", "no-such-game", "--nats-url", nats_server.url)
+    assert result.returncode == 2
+    assert result.stderr.startswith("zioncheck view: no view 'no-such-game.public' is stored")
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 async def test_a_view_is_never_replaced_by_an_older_one_and_an_equal_one_is_rewritten(nats_server, client):

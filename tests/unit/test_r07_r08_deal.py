@@ -186,9 +186,6 @@ def test_r08_a_hand_before_a_late_start_has_no_seed_to_reveal():
     assert refusal(then) == "bad_command"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "domain/evolve.py _seed_revealed stores the seed at index hand - 1, but seeds and commitments hold "
-    "one entry per hand dealt, so in a game started at hand 5 hand 5's seed lands in hand 6's slot"))
 def test_r08_a_game_started_at_a_later_hand_reveals_each_next_hands_seed_too():
     given = late_game(5)[:3] + [SeedRevealed(hand=5, seed=SEED_5)] + late_game(6)[1:]
     then = play(given, [RevealSeed(hand=6, seed=SEED_6)])

@@ -1,0 +1,12 @@
+"""The gateway: HTTP and WebSocket access to games for platforms and browsers (Starlette on uvicorn).
+
+    app.py       the HTTP routes; problems.py maps every refusal to a status and a JSON Problem
+    sockets.py   the WebSocket endpoints; live.py shares one NATS watch per game among its spectators
+    games.py     the NATS side: open games (and play their bot seats), send commands, read views and logs
+    tokens.py    signed seat tokens
+    wire.py      the HTTP side's own messages; openapi.py the OpenAPI 3.1 document of it all
+    server.py    uvicorn in the caller's event loop
+    static/      the web page: the live table, the list of games, a finished game's replay
+
+It is no FastStream subscriber: it only publishes commands and reads what the services write.
+"""

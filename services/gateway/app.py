@@ -1,0 +1,164 @@
+"""The gateway's HTTP routes (Starlette): games, a seat's commands and view, the public view, logs, replays.
+
+A command that reached the table answers 200 with its Outcome, accepted or not: a
+refusal (R18) is a move the rules decided, recorded in the log like any other. A 4xx
+means the request never reached the table and nothing was written.
+"""
+import contextlib
+import time
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from contracts.commands import SeatCommand
+from services.client import GameClient
+from services.gateway import openapi
+from services.gateway.games import Games
+from services.gateway.live import Hubs
+from services.gateway.problems import HANDLERS, HTTPProblem, decode_json, json_response, read_body
+from services.gateway.sockets import public_stream, seat_stream
+from services.gateway.tokens import bearer, check_seat, issue, verify
+from services.gateway.wire import GameCreated, NewGame, SeatTicket
+from services.topology import public_view_key, seat_view_key
+
+STATIC = Path(__file__).parent / "static"
+SEAT_TYPES = tuple(cls.__struct_config__.tag for cls in typing.get_args(SeatCommand))
+
+
+@dataclass
+class Gateway:
+    """What the routes share; made in the app's lifespan."""
+    url: str
+    secret: bytes
+    token_ttl: float = 24 * 3600
+    backlog: int = 1024
+    games: Games | None = None
+    hubs: Hubs | None = None
+
+
+async def list_games(request: Request) -> Response:
+    return json_response(await request.app.state.gateway.games.summaries())
+
+
+async def create_game(request: Request) -> Response:
+    gateway: Gateway = request.app.state.gateway
+    new = decode_json(await read_body(request), NewGame, "invalid_game")
+    if len(new.seats) != new.players:
+        raise HTTPProblem(422, "invalid_game", f"{new.players} players need {new.players} seats, "
+                                               f"not {len(new.seats)}")
+    game, now = await gateway.games.create(new), time.time()
+    tickets = [SeatTicket(seat=seat, player=player, token=issue(gateway.secret, game, seat, gateway.token_ttl, now)
+                          if player == "person" else None)
+               for seat, player in enumerate(new.seats)]
+    expires = int(now + gateway.token_ttl)
+    created = GameCreated(game_id=game, players=new.players, seats=tickets, expires=expires, watch=f"/watch/{game}")
+    return json_response(created, 201, {"Location": f"/games/{game}/public"})
+
+
+async def send_command(request: Request) -> Response:
+    gateway: Gateway = request.app.state.gateway
+    game = request.path_params["game"]
+    claims = verify(gateway.secret, bearer(request.headers.get("authorization")), game)
+    await gateway.games.require(game)
+    raw = decode_json(await read_body(request), None, "invalid_command")
+    if not isinstance(raw, dict) or raw.get("type") not in SEAT_TYPES:
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        raise HTTPProblem(422, "unknown_command", f"{'no command type' if kind is None else f'unknown command type {kind!r}'}"
+                                                  f": a seat sends one of {', '.join(SEAT_TYPES)} as `type`")
+    raw.setdefault("seat", claims.seat)
+    check_seat(claims, raw["seat"])
+    try:
+        command = msgspec.convert(raw, SeatCommand)
+    except msgspec.ValidationError as error:
+        raise HTTPProblem(422, "invalid_command", f"{raw['type']}: {error}") from None
+    return json_response(await gateway.games.command(game, command))
+
+
+async def seat_view(request: Request) -> Response:
+    gateway: Gateway = request.app.state.gateway
+    game = request.path_params["game"]
+    claims = verify(gateway.secret, bearer(request.headers.get("authorization")), game)
+    return _view(await gateway.games.view(game, seat_view_key(game, claims.seat)))
+
+
+async def public_view(request: Request) -> Response:
+    game = request.path_params["game"]
+    return _view(await request.app.state.gateway.games.view(game, public_view_key(game)))
+
+
+def _view(data: bytes) -> Response:
+    return json_response(data, headers={"Cache-Control": "no-store"})
+
+
+async def game_log(request: Request) -> Response:
+    game = request.path_params["game"]
+    text = await request.app.state.gateway.games.finished_log(game)
+    return Response(text, media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="{game}.jsonl"'})
+
+
+async def replay(request: Request) -> Response:
+    given = request.query_params.get("step")
+    if given is not None and not given.isdigit():
+        raise HTTPProblem(400, "bad_parameter", f"step must be a whole number, not {given[:20]!r}")
+    try:
+        step = await request.app.state.gateway.games.replay(request.path_params["game"],
+                                                             int(given) if given is not None else None)
+    except ValueError as error:
+        raise HTTPProblem(400, "bad_parameter", str(error)) from None
+    return json_response(step)
+
+
+async def document(request: Request) -> Response:
+    return json_response(request.app.state.document)
+
+
+async def index_page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
+async def watch_page(request: Request) -> Response:
+    return FileResponse(STATIC / "watch.html")
+
+
+ROUTES = [
+    Route("/", index_page),
+    Route("/watch/{game}", watch_page),
+    Route("/openapi.json", document),
+    Route("/games", list_games, methods=["GET"]),
+    Route("/games", create_game, methods=["POST"]),
+    Route("/games/{game}/commands", send_command, methods=["POST"]),
+    Route("/games/{game}/view", seat_view),
+    Route("/games/{game}/public", public_view),
+    Route("/games/{game}/log", game_log),
+    Route("/games/{game}/replay", replay),
+    WebSocketRoute("/games/{game}/view/ws", seat_stream),
+    WebSocketRoute("/games/{game}/public/ws", public_stream),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+]
+
+
+def create_app(gateway: Gateway) -> Starlette:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        client = await GameClient.connect(gateway.url)
+        gateway.games = await Games(client).start()
+        gateway.hubs = Hubs(client.js, gateway.games.kv)
+        try:
+            yield
+        finally:
+            await gateway.hubs.close()
+            await gateway.games.stop()
+            await client.close()
+
+    app = Starlette(routes=ROUTES, exception_handlers=HANDLERS, lifespan=lifespan)
+    app.state.gateway = gateway
+    app.state.document = msgspec.json.encode(openapi.document())
+    return app

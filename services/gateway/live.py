@@ -1,0 +1,176 @@
+"""Live streams over WebSocket: a game's public view and feed to its spectators, a seat's view to its seat.
+
+However many spectators watch a game, this gateway holds one KV watch of its public
+view and one consumer of its feed (a Hub); each frame is encoded once and queued to
+every spectator. A spectator that falls `backlog` frames behind is closed (1013) rather
+than slowing the others; it reconnects and starts again from the newest view.
+"""
+import asyncio
+from collections.abc import Callable
+
+import msgspec
+from nats.js import JetStreamContext
+from nats.js.api import DeliverPolicy
+from nats.js.errors import NotFoundError
+from nats.js.kv import KeyValue
+
+from services.topology import FEED, feed_subject, public_view_key
+
+HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
+DELETED = ("DEL", "PURGE")
+
+
+class _Seq(msgspec.Struct):
+    seq: int = -1
+
+
+_seq = msgspec.json.Decoder(_Seq)
+
+
+def view_frame(data: bytes) -> str:
+    return '{"kind":"view","view":' + data.decode() + "}"
+
+
+def feed_frame(data: bytes) -> str:
+    return '{"kind":"feed","batch":' + data.decode() + "}"
+
+
+class Spectator:
+    """One WebSocket client's frames to send, in order."""
+
+    def __init__(self, backlog: int):
+        self.frames: asyncio.Queue[str] = asyncio.Queue()
+        self.backlog = backlog
+        self.overflowed = asyncio.Event()
+
+    def offer(self, frame: str) -> None:
+        if self.frames.qsize() >= self.backlog:
+            self.overflowed.set()
+        else:
+            self.frames.put_nowait(frame)
+
+
+class ViewWatch:
+    """Frames of one KV key's newest value, each view at most once and never an older one."""
+
+    def __init__(self, kv: KeyValue, key: str, deliver: Callable[[str, int], None]):
+        self.kv, self.key, self.deliver = kv, key, deliver
+        self.seq = -1
+        self.initial = asyncio.Event()   # the value stored when the watch began has been delivered
+
+    async def start(self) -> "ViewWatch":
+        self.watcher = await self.kv.watch(self.key)
+        self.task = asyncio.create_task(self._run())
+        return self
+
+    async def _run(self) -> None:
+        async for entry in self.watcher:
+            if entry is None:
+                self.initial.set()
+                continue
+            if entry.operation in DELETED or not entry.value:
+                continue
+            seq = _seq.decode(entry.value).seq
+            if seq > self.seq:
+                self.seq = seq
+                self.deliver(view_frame(entry.value), seq)
+
+    async def stop(self) -> None:
+        self.task.cancel()
+        await self.watcher.stop()
+
+
+class Hub:
+    """One game's public stream in this gateway, shared by all its spectators."""
+
+    def __init__(self, game: str):
+        self.game = game
+        self.spectators: set[Spectator] = set()
+        self.view: str | None = None
+        self.feed: list[tuple[int, str]] = []
+        self.ready = asyncio.Event()
+        self.opening: asyncio.Future | None = None
+        self._fed = asyncio.Event()
+        self.watch: ViewWatch | None = None
+        self.sub = None
+
+    async def open(self, js: JetStreamContext, kv: KeyValue) -> None:
+        self.watch = await ViewWatch(kv, public_view_key(self.game), self._on_view).start()
+        try:
+            await js.get_msg(FEED, subject=feed_subject(self.game))
+        except NotFoundError:
+            self._fed.set()  # nothing to catch up on
+        self.sub = await js.subscribe(feed_subject(self.game), ordered_consumer=True,
+                                      deliver_policy=DeliverPolicy.ALL, cb=self._on_feed)
+        await asyncio.gather(self.watch.initial.wait(), self._fed.wait())
+        self.ready.set()
+
+    async def close(self) -> None:
+        if self.watch is not None:
+            await self.watch.stop()
+        if self.sub is not None:
+            await self.sub.unsubscribe()
+
+    def _on_view(self, frame: str, seq: int) -> None:
+        self.view = frame
+        self._broadcast(frame)
+
+    async def _on_feed(self, msg) -> None:
+        seq = _seq.decode(msg.data).seq
+        if not self.feed or seq > self.feed[-1][0]:  # a rebuilt feed repeats seqs already seen
+            frame = feed_frame(msg.data)
+            self.feed.append((seq, frame))
+            if self.ready.is_set():
+                self._broadcast(frame)
+        if msg.metadata.num_pending == 0:
+            self._fed.set()
+
+    def _broadcast(self, frame: str) -> None:
+        if self.ready.is_set():
+            for spectator in list(self.spectators):
+                spectator.offer(frame)
+
+    def join(self, spectator: Spectator) -> None:
+        """The newest view, then the latest moves, then every frame as it comes (no await: nothing slips between)."""
+        if self.view:
+            spectator.offer(self.view)
+        for _, frame in self.feed[-HISTORY:]:
+            spectator.offer(frame)
+        self.spectators.add(spectator)
+
+
+class Hubs:
+    """The hubs of the games someone watches here; a hub closes when its last spectator leaves."""
+
+    def __init__(self, js: JetStreamContext, kv: KeyValue):
+        self.js, self.kv = js, kv
+        self.hubs: dict[str, Hub] = {}
+
+    async def join(self, game: str, spectator: Spectator) -> Hub:
+        hub = self.hubs.get(game)
+        if hub is None:
+            hub = self.hubs[game] = Hub(game)
+            hub.opening = asyncio.ensure_future(hub.open(self.js, self.kv))
+        try:
+            await asyncio.shield(hub.opening)
+        except Exception:
+            if self.hubs.get(game) is hub:
+                del self.hubs[game]
+                await hub.close()
+            raise
+        hub.join(spectator)
+        return hub
+
+    async def leave(self, hub: Hub, spectator: Spectator) -> None:
+        hub.spectators.discard(spectator)
+        if not hub.spectators and self.hubs.get(hub.game) is hub:
+            del self.hubs[hub.game]
+            await hub.close()
+
+    async def close(self) -> None:
+        for hub in list(self.hubs.values()):
+            await hub.close()
+        self.hubs.clear()
+
+    def watching(self) -> int:
+        return sum(len(hub.spectators) for hub in self.hubs.values())

@@ -1,0 +1,157 @@
+"""The OpenAPI 3.1 document of the gateway's HTTP side, generated from contracts/ and services/gateway/wire.py.
+
+Schemas come from msgspec.json.schema_components (JSON Schema 2020-12, which OpenAPI 3.1
+takes as it is, discriminator objects included). docs/openapi.json is the committed
+copy; `zioncheck openapi -o docs/openapi.json` regenerates it, and tests/test_openapi.py
+fails when it drifts. The gateway serves the same document at /openapi.json.
+
+WebSockets have no place in OpenAPI: each is documented as the GET of its handshake,
+whose 101 response names the schema of the frames that follow. To document a new
+route, add one Op to OPS (tests/test_openapi.py checks every route is here).
+"""
+import json
+from dataclasses import dataclass
+from importlib.metadata import version
+
+import msgspec
+
+from contracts.commands import SeatCommand
+from contracts.views import PublicView, SeatView
+from services.gateway.wire import GameCreated, GameSummary, NewGame, Outcome, Problem, PublicMessage, ReplayStep, SeatMessage
+
+REGENERATE = "zioncheck openapi -o docs/openapi.json"
+SCHEMAS = "#/components/schemas/{name}"
+NAMED = [NewGame, GameCreated, SeatCommand, Outcome, PublicView, SeatView, GameSummary, ReplayStep, Problem,
+         PublicMessage, SeatMessage]
+UNIONS = {SeatCommand: "SeatCommand", PublicMessage: "PublicMessage", SeatMessage: "SeatMessage"}
+
+PROBLEMS = {
+    400: "The body is not JSON, or a parameter is malformed.",
+    401: "No usable seat token: missing, garbled, forged or expired (`error` says which).",
+    403: "The token is for another game, or the command names another seat.",
+    404: "No game of this id is stored.",
+    409: "The game is in play: its log holds every hand's cards, so it is served once the game is over.",
+    413: "The body is over 64 KiB.",
+    422: "JSON, but not what this route takes (`error` and `detail` say what).",
+    503: "The projector has not written this view yet; try again (Retry-After).",
+    504: "The table did not decide the command in time; it stays queued and may still be played.",
+}
+GAME = {"name": "game", "in": "path", "required": True, "description": "The game id.",
+        "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
+TOKEN = {"name": "token", "in": "query", "required": True, "schema": {"type": "string"},
+         "description": "The seat token (a browser cannot set headers on a WebSocket)."}
+STEP = {"name": "step", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
+        "description": "How many log batches to fold (default: all of them)."}
+
+
+@dataclass(frozen=True)
+class Op:
+    method: str
+    path: str
+    id: str
+    summary: str
+    ok: tuple[int, str, str | None]                     # status, description, schema name (None: no JSON schema)
+    problems: tuple[int, ...] = ()
+    body: str | None = None
+    seat_token: bool = False
+    params: tuple[dict, ...] = ()
+    media: str = "application/json"
+    description: str = ""
+
+
+OPS = [
+    Op("get", "/", "indexPage", "The web page listing games.", (200, "HTML.", None), media="text/html"),
+    Op("get", "/watch/{game}", "watchPage", "The web page showing one game live, or its replay once over.",
+       (200, "HTML.", None), params=(GAME,), media="text/html"),
+    Op("get", "/openapi.json", "openapi", "This document.", (200, "The OpenAPI document.", None)),
+    Op("get", "/games", "listGames", "Every stored game, the most recently changed first.",
+       (200, "The games.", "GameSummary[]")),
+    Op("post", "/games", "createGame", "Open a game; bots sit where `seats` names them, people get tokens.",
+       (201, "The game, with one token per person's seat.", "GameCreated"), (400, 413, 422), body="NewGame",
+       description="The gateway publishes StartGame and plays the bot seats itself, each waiting `pace` "
+                   "seconds before its turn's move. 422 `start_refused` when the rules refuse the game (R18)."),
+    Op("post", "/games/{game}/commands", "sendCommand", "A move of the token's seat.",
+       (200, "The command reached the table: accepted with its events, or refused (R18) with reason "
+             "and detail. Either way it is in the log.", "Outcome"),
+       (400, 401, 403, 404, 413, 422, 504), body="SeatCommand", seat_token=True, params=(GAME,),
+       description="`seat` may be left out: it is the token's. A body naming another seat is refused "
+                   "(403), as is any type but a seat's seven moves (422); nothing is written then."),
+    Op("get", "/games/{game}/view", "seatView", "The token's seat's view: the public view and its own cards.",
+       (200, "The newest view.", "SeatView"), (401, 403, 404, 503), seat_token=True, params=(GAME,)),
+    Op("get", "/games/{game}/public", "publicView", "The game as a spectator sees it.",
+       (200, "The newest public view.", "PublicView"), (404, 503), params=(GAME,)),
+    Op("get", "/games/{game}/log", "gameLog", "A finished game's log as JSON lines (one Entry per event).",
+       (200, "The log, as `zioncheck export` writes it.", None), (404, 409), params=(GAME,),
+       media="application/x-ndjson"),
+    Op("get", "/games/{game}/replay", "replay", "A finished game's public view after N log batches.",
+       (200, "The view at that step, and the public side of that step's batch.", "ReplayStep"),
+       (400, 404, 409), params=(GAME, STEP)),
+    Op("get", "/games/{game}/public/ws", "publicStream", "WebSocket: the public view, then every change.",
+       (101, "Switching Protocols. Frames are PublicMessage: the newest view, the latest feed batches, then "
+             "each new view and feed batch. Closes 4404 for an unknown game, 1013 for a client that lags.",
+        "PublicMessage"), params=(GAME,)),
+    Op("get", "/games/{game}/view/ws", "seatStream", "WebSocket: the seat's view, then every change.",
+       (101, "Switching Protocols. Frames are SeatMessage. Closes 4401 or 4403 when the token does not "
+             "act for this game, 4404 for an unknown game.", "SeatMessage"), params=(GAME, TOKEN)),
+]
+
+
+def schemas() -> dict:
+    tops, components = msgspec.json.schema_components(NAMED, ref_template=SCHEMAS)
+    for obj, top in zip(NAMED, tops):
+        if obj in UNIONS:
+            components[UNIONS[obj]] = top   # a union: msgspec gives it inline
+    return dict(sorted(components.items()))
+
+
+def _schema(name: str) -> dict:
+    if name.endswith("[]"):
+        return {"type": "array", "items": _schema(name[:-2])}
+    return {"$ref": SCHEMAS.format(name=name)}
+
+
+def _operation(op: Op) -> dict:
+    status, description, schema = op.ok
+    ok = {"description": description}
+    if status != 101:
+        ok["content"] = {op.media: {"schema": _schema(schema)} if schema else {}}
+    elif schema:
+        ok["x-frames"] = _schema(schema)
+    out = {"operationId": op.id, "summary": op.summary}
+    if op.description:
+        out["description"] = op.description
+    if op.params:
+        out["parameters"] = list(op.params)
+    if op.body:
+        out["requestBody"] = {"required": True, "content": {"application/json": {"schema": _schema(op.body)}}}
+    if op.seat_token:
+        out["security"] = [{"seatToken": []}]
+    out["responses"] = {str(status): ok} | {
+        str(code): {"description": PROBLEMS[code], "content": {"application/json": {"schema": _schema("Problem")}}}
+        for code in op.problems}
+    return out
+
+
+def document() -> dict:
+    paths: dict = {}
+    for op in OPS:
+        paths.setdefault(op.path, {})[op.method] = _operation(op)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Zioncheck Table gateway", "version": version("zioncheck"), "description": (
+            "HTTP and WebSocket access to Zioncheck games for platforms and browsers. A person's seat acts "
+            "through a signed token that POST /games returns; spectators need none. Bodies are JSON encoded "
+            "by msgspec from contracts/; commands carry their kind in `type`. "
+            f"Generated by `{REGENERATE}`; do not edit by hand.")},
+        "paths": paths,
+        "components": {
+            "schemas": schemas(),
+            "securitySchemes": {"seatToken": {
+                "type": "http", "scheme": "bearer", "bearerFormat": "zioncheck seat token",
+                "description": "HMAC-SHA256-signed {game, seat, exp}: acts for that seat of that game only."}},
+        },
+    }
+
+
+def render() -> str:
+    return json.dumps(document(), indent=2, ensure_ascii=False) + "\n"

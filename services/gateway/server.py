@@ -1,0 +1,53 @@
+"""Running the gateway: uvicorn serving the Starlette app in the caller's event loop.
+
+`await Running.start(...)` binds (port 0: a free one, read back from `.port`) and
+returns once the app is up and connected to NATS; `await running.stop()` ends it.
+`zioncheck serve gateway`, the tests and the fan-out benchmark all start it this way.
+"""
+import asyncio
+import contextlib
+import socket
+
+import uvicorn
+
+from services.gateway.app import Gateway, create_app
+from services.gateway.tokens import load_secret
+
+WS_MAX_SIZE = 64 * 1024   # uvicorn closes any WebSocket frame larger than this (1009)
+
+
+class _Server(uvicorn.Server):
+    """Signals are the caller's to handle (zioncheck serve runs other services beside it)."""
+
+    def capture_signals(self):
+        return contextlib.nullcontext()
+
+
+class Running:
+    def __init__(self, server: _Server, task: asyncio.Task, sock: socket.socket, gateway: Gateway):
+        self.server, self.task, self.socket, self.gateway = server, task, sock, gateway
+        self.host, self.port = sock.getsockname()[:2]
+        self.url = f"http://{self.host}:{self.port}"
+
+    @classmethod
+    async def start(cls, nats_url: str, host: str = "127.0.0.1", port: int = 8080, secret: bytes | None = None,
+                    token_ttl: float = 24 * 3600, backlog: int = 1024) -> "Running":
+        gateway = Gateway(url=nats_url, secret=secret or load_secret(), token_ttl=token_ttl, backlog=backlog)
+        config = uvicorn.Config(create_app(gateway), log_config=None, access_log=False, lifespan="on",
+                                ws_max_size=WS_MAX_SIZE, ws_ping_interval=20, timeout_graceful_shutdown=3)
+        server = _Server(config)
+        sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
+                                    reuse_port=False)
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            if task.done():
+                sock.close()
+                task.result()
+                raise RuntimeError("the gateway stopped while starting")
+            await asyncio.sleep(0.02)
+        return cls(server, task, sock, gateway)
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        await self.task
+        self.socket.close()

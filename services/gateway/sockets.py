@@ -1,0 +1,121 @@
+"""The WebSocket endpoints: a game's public stream, and a seat's own view.
+
+Both only send: a client may send `{"type": "ping"}` (answered with `{"kind": "pong"}`)
+and nothing else. The server accepts every handshake and then closes with a code and
+a reason a browser can read:
+
+| code | why |
+|---|---|
+| 4401 | no usable token (missing, garbled, forged, expired) |
+| 4403 | a token for another game |
+| 4404 | no such game |
+| 1003 | a binary frame |
+| 1008 | a text frame that is not a ping |
+| 1009 | a frame over MAX_FRAME bytes (uvicorn closes frames over its ws_max_size itself) |
+| 1013 | the client fell `backlog` frames behind; reconnect for the newest view |
+"""
+import asyncio
+import contextlib
+
+import msgspec
+from starlette.websockets import WebSocket
+
+from services.gateway.games import GameNotFound
+from services.gateway.live import Spectator, ViewWatch
+from services.gateway.tokens import TokenRefused, verify
+from services.topology import seat_view_key
+
+MAX_FRAME = 1024
+PONG = '{"kind":"pong"}'
+
+
+class Ping(msgspec.Struct, tag_field="type", tag="ping"):
+    pass
+
+
+class Close(Exception):
+    def __init__(self, code: int, reason: str):
+        super().__init__(reason)
+        self.code, self.reason = code, reason[:120]   # a close frame's reason holds at most 123 bytes
+
+
+async def public_stream(websocket: WebSocket) -> None:
+    gateway = websocket.app.state.gateway
+    game = websocket.path_params["game"]
+    await websocket.accept()
+    try:
+        await gateway.games.require(game)
+    except GameNotFound:
+        return await _close(websocket, Close(4404, f"no game {game[:64]!r} is stored"))
+    spectator = Spectator(gateway.backlog)
+    hub = await gateway.hubs.join(game, spectator)
+    try:
+        await pump(websocket, spectator)
+    finally:
+        await gateway.hubs.leave(hub, spectator)
+
+
+async def seat_stream(websocket: WebSocket) -> None:
+    gateway = websocket.app.state.gateway
+    game = websocket.path_params["game"]
+    await websocket.accept()
+    try:
+        claims = verify(gateway.secret, websocket.query_params.get("token"), game)
+        await gateway.games.require(game)
+    except TokenRefused as refused:
+        return await _close(websocket, Close(4400 + refused.status % 100, f"{refused.error}: {refused.detail}"))
+    except GameNotFound:
+        return await _close(websocket, Close(4404, f"no game {game[:64]!r} is stored"))
+    spectator = Spectator(gateway.backlog)
+    watch = await ViewWatch(gateway.games.kv, seat_view_key(game, claims.seat),
+                            lambda frame, seq: spectator.offer(frame)).start()
+    try:
+        await pump(websocket, spectator)
+    finally:
+        await watch.stop()
+
+
+async def pump(websocket: WebSocket, spectator: Spectator) -> None:
+    """Send the spectator's frames and read the client's, until either side ends or the client lags."""
+    sending = asyncio.create_task(_send(websocket, spectator))
+    reading = asyncio.create_task(_read(websocket, spectator))
+    lagging = asyncio.create_task(spectator.overflowed.wait())
+    tasks = (sending, reading, lagging)
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    if lagging in done:
+        await _close(websocket, Close(1013, f"fell {spectator.backlog} frames behind: reconnect for the newest view"))
+    elif reading in done and isinstance(reading.exception(), Close):
+        await _close(websocket, reading.exception())
+
+
+async def _send(websocket: WebSocket, spectator: Spectator) -> None:
+    while True:
+        await websocket.send_text(await spectator.frames.get())
+
+
+async def _read(websocket: WebSocket, spectator: Spectator) -> None:
+    """Returns when the client goes; raises Close for a frame it should not have sent."""
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        text = message.get("text")
+        if text is None:
+            raise Close(1003, 'binary frames are not accepted: send {"type": "ping"} or nothing')
+        if len(text) > MAX_FRAME:
+            raise Close(1009, f"a frame of {len(text)} characters: a client sends at most {MAX_FRAME}")
+        try:
+            msgspec.json.decode(text, type=Ping)
+        except msgspec.DecodeError:
+            raise Close(1008, 'this stream only sends: a client may send {"type": "ping"} and nothing else') from None
+        spectator.frames.put_nowait(PONG)
+
+
+async def _close(websocket: WebSocket, close: Close) -> None:
+    with contextlib.suppress(Exception):  # the client may be gone already
+        await websocket.close(close.code, close.reason)

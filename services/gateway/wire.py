@@ -1,0 +1,110 @@
+"""The HTTP side's own messages: what a platform or browser sends the gateway and gets back.
+
+Data only, like contracts/: the game's commands, views and feed are contracts' own
+Structs and go over HTTP unchanged; these wrap them.
+"""
+from typing import Literal
+
+import msgspec
+
+from contracts.feed import FeedBatch, FeedItem
+from contracts.views import PublicView, SeatView
+
+Player = Literal["person", "greedy", "random"]
+
+
+class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """POST /games: who sits where. `seats[i]` is "person" or the name of the bot that plays seat i.
+
+    `pace` is the seconds each bot waits before a move of its turn, so people can follow it.
+    """
+    players: int
+    seats: list[Player]
+    dealer: int = 0
+    pace: float = 0.5
+
+
+class SeatTicket(msgspec.Struct, frozen=True):
+    """One seat of a new game; a person's seat comes with the token that acts for it."""
+    seat: int
+    player: Player
+    token: str | None = None
+
+
+class GameCreated(msgspec.Struct, frozen=True):
+    game_id: str
+    players: int
+    seats: list[SeatTicket]
+    expires: int        # when the tokens expire, in seconds since the epoch
+    watch: str          # the page that shows the game live
+
+
+class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What one command did (R18). `seq` is its number in the commands stream.
+
+    Accepted: `events` is the public side of the events it caused (as the feed shows
+    them) and `drew` the card the seat drew from the stock, if it did. Refused:
+    `reason` and `detail` say why; nothing changed, but the refusal is in the log.
+    """
+    game_id: str
+    seq: int
+    accepted: bool
+    events: list[FeedItem] = []
+    drew: str | None = None
+    reason: str | None = None
+    detail: str | None = None
+
+
+class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """GET /games: one stored game. The fields past `batches` are empty until the projector has a view."""
+    game_id: str
+    batches: int                     # log messages: one per command the game took
+    seq: int = 0                     # log batches its public view has folded
+    players: int = 0
+    hand: int = 0
+    turn: int | None = None
+    game_over: bool = False
+    totals: list[int] = []
+    winners: list[int] = []
+    updated: float | None = None     # when the view last changed, seconds since the epoch
+
+
+class ReplayStep(msgspec.Struct, frozen=True):
+    """GET /games/{id}/replay?step=N: a finished game's public view after its first N log batches.
+
+    `feed` is the public side of batch N (None at step 0 or for a batch with nothing public).
+    """
+    game_id: str
+    step: int
+    steps: int
+    view: PublicView
+    feed: FeedBatch | None = None
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """Every 4xx and 5xx: a code a program can test and a sentence a person can read."""
+    error: str
+    detail: str
+
+
+class PublicUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="view"):
+    """On /public/ws: the newest public view. Keep the one with the highest `seq`."""
+    view: PublicView
+
+
+class SeatUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="view"):
+    """On /view/ws: the newest view of the token's seat."""
+    view: SeatView
+
+
+class FeedUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="feed"):
+    """On /public/ws: one feed batch, in order; a batch whose seq the client has seen is a repeat."""
+    batch: FeedBatch
+
+
+class Pong(msgspec.Struct, frozen=True, tag_field="kind", tag="pong"):
+    """The answer to a client's {"type": "ping"}, the only frame a client may send."""
+
+
+PublicMessage = PublicUpdate | FeedUpdate | Pong
+SeatMessage = SeatUpdate | Pong
