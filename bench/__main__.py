@@ -14,8 +14,9 @@ BENCHMARKS = {
     "games": "bench.games",
     "fold": "bench.fold",
     "service": "bench.service",
+    "fanout": "bench.fanout",
 }
-DEFAULT = ("games", "fold", "service")
+DEFAULT = ("games", "fold", "service", "fanout")
 
 
 def main(argv: list[str] | None = None) -> int:

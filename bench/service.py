@@ -90,7 +90,7 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True)
         # The services run in their own processes, as in production: the table alone in one.
         services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "cli.main", "serve", *names,
                                       "--nats-url", server.url, "--log-level", "warning"], stdout=subprocess.PIPE)
-                    for names in (["table"], ["dealer", "scoring"])]
+                    for names in (["table"], ["dealer", "scoring", "projector"])]
         try:
             for process in services:
                 assert b"serving" in process.stdout.readline()

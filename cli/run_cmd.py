@@ -24,7 +24,7 @@ from services.topology import STANDINGS
 
 def add(sub) -> None:
     p = sub.add_parser("run", help="play a whole game between bots over NATS, shown live",
-                       description="Start NATS (embedded unless --nats-url), the dealer, table and scoring "
+                       description="Start NATS (embedded unless --nats-url), the dealer, table, scoring and projector "
                                    "services and four bots; play a six-hand game through them, show each "
                                    "move, the table and the scores live, and end with the standings and "
                                    "the command that replays the game.")

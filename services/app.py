@@ -12,6 +12,7 @@ from faststream.middlewares import AckPolicy
 from faststream.message import StreamMessage
 from faststream.nats import JStream, NatsBroker, PullSub
 from nats.aio.msg import Msg
+from nats.js.api import AckPolicy as ConsumerAckPolicy
 from nats.js.api import ConsumerConfig
 
 from contracts.dealer import ReshuffleRequest
@@ -45,6 +46,32 @@ def _consumer(durable: str, subject: str, stream: str, workers: int) -> dict:
                 config=ConsumerConfig(ack_wait=5, max_ack_pending=4096))
 
 
+def _log_in_batches(durable: str) -> dict:
+    """A log consumer that takes batches in order and acks each batch once: acking a message
+    acknowledges every one before it (ack policy "all"), so a busy log costs one ack per batch."""
+    return dict(subject="zc.log.*", stream=JStream(LOG, declare=False), durable=durable,
+                pull_sub=PullSub(batch_size=256, timeout=0.05, batch=True), ack_policy=AckPolicy.MANUAL,
+                decoder=raw_message,
+                config=ConsumerConfig(ack_wait=5, max_ack_pending=8192, ack_policy=ConsumerAckPolicy.ALL))
+
+
+async def _settle_in_order(raws: list[Msg], handle, what: str) -> None:
+    """Handle messages in order; ack up to the last one handled, nak the first that fails."""
+    handled = None
+    for raw in raws:
+        try:
+            await handle(raw)
+        except Exception as error:  # noqa: BLE001 - the consumer must outlive any one message
+            log.error("handler_failed", what=what, subject=raw.subject, error=repr(error))
+            if handled is not None:
+                await handled.ack()
+            await raw.nak(delay=1)  # it and the rest of the batch come again
+            return
+        handled = raw
+    if handled is not None:
+        await handled.ack()
+
+
 async def _settle(raw: Msg, work, what: str) -> None:
     try:
         await work
@@ -62,9 +89,10 @@ def _table(broker: NatsBroker, holder: Holder, workers: int) -> None:
 
 
 def _dealer(broker: NatsBroker, holder: Holder, workers: int) -> None:
-    @broker.subscriber(**_consumer("zc-dealer", "zc.log.*", LOG, 1))
-    async def on_log(raw) -> None:
-        await _settle(raw, holder.service.on_log(game_of(raw.subject), decode_batch(raw.data)), "log")
+    @broker.subscriber(**_log_in_batches("zc-dealer"))
+    async def on_log(raws) -> None:
+        await _settle_in_order(raws, lambda raw: holder.service.on_log(game_of(raw.subject), decode_batch(raw.data)),
+                               "log")
 
     @broker.subscriber(RESHUFFLE, queue="zc-dealer", decoder=raw_message)
     async def on_reshuffle(raw) -> bytes:
@@ -73,10 +101,10 @@ def _dealer(broker: NatsBroker, holder: Holder, workers: int) -> None:
 
 
 def _scoring(broker: NatsBroker, holder: Holder, workers: int) -> None:
-    @broker.subscriber(**_consumer("zc-scoring", "zc.log.*", LOG, 1))
-    async def on_log(raw) -> None:
-        work = holder.service.on_log(game_of(raw.subject), raw.metadata.sequence.stream, decode_batch(raw.data))
-        await _settle(raw, work, "log")
+    @broker.subscriber(**_log_in_batches("zc-scoring"))
+    async def on_log(raws) -> None:
+        await _settle_in_order(raws, lambda raw: holder.service.on_log(
+            game_of(raw.subject), raw.metadata.sequence.stream, decode_batch(raw.data)), "log")
 
 
 def _projector(broker: NatsBroker, holder: Holder, workers: int) -> None:

@@ -203,7 +203,7 @@ class Games:
             projections.append(advance(projections[-1], batch.events))
         if not projections[-1].game.game_over:
             raise InPlay("the game is in play, and its log holds the cards of every hand: "
-                         "it is served once the game is over (watch it live on /games/{id}/public/ws)")
+                         "it is served once the game is over (watch it live on its public WebSocket)")
         self.replays[game] = projections, batches
         while len(self.replays) > self.replays_kept:
             self.replays.popitem(last=False)

@@ -14,6 +14,9 @@ from services.gateway.app import Gateway, create_app
 from services.gateway.tokens import load_secret
 
 WS_MAX_SIZE = 64 * 1024   # uvicorn closes any WebSocket frame larger than this (1009)
+# No per-message deflate: each frame goes to every spectator of a game, and compressing it
+# once per connection (each has its own compression context) cost more CPU than all the rest
+# of the fan-out (bench/fanout.py).
 
 
 class _Server(uvicorn.Server):
@@ -34,7 +37,7 @@ class Running:
                     token_ttl: float = 24 * 3600, backlog: int = 1024) -> "Running":
         gateway = Gateway(url=nats_url, secret=secret or load_secret(), token_ttl=token_ttl, backlog=backlog)
         config = uvicorn.Config(create_app(gateway), log_config=None, access_log=False, lifespan="on",
-                                ws_max_size=WS_MAX_SIZE, ws_ping_interval=20, timeout_graceful_shutdown=3)
+                                ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False, ws_ping_interval=20, timeout_graceful_shutdown=3)
         server = _Server(config)
         sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
                                     reuse_port=False)

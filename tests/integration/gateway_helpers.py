@@ -1,0 +1,70 @@
+"""Fixtures and helpers for the gateway tests: a real uvicorn server on a free loopback port, real services."""
+import asyncio
+
+import httpx
+import pytest
+
+from contracts.commands import Discard, DrawStock, GoDown
+from services.gateway import tokens
+from services.gateway.server import Running
+from over_nats import stacked_game
+
+SECRET = b"a test secret that is long enough"
+
+# R17: a stacked sixth hand that seat 0 wins at once, so the game ends in three moves.
+LAST_HANDS = [["AC", "2C", "3C", "4C", "9H", "10H", "JH", "QH", "7S", "7D", "7C", "KD", "KS", "KH"], ["2S", "JK"]]
+LAST_STOCK = ["5D", "6D"]
+GOING_OUT = [DrawStock(seat=0),
+             GoDown(seat=0, melds=[["7S", "7D", "7C"], ["AC", "2C", "3C", "4C"], ["KD", "KS", "KH"],
+                                   ["9H", "10H", "JH", "QH"]]),
+             Discard(seat=0, card="5D")]
+# R8, R9: an early hand in play, seat 0 to draw first.
+HANDS = [["AS", "2S", "9D", "KC"], ["3S", "4S", "9C", "KH"]]
+STOCK = ["5S", "6S", "7S", "8S"]
+
+
+@pytest.fixture
+async def gateway(services, nats_server):
+    running = await Running.start(nats_server.url, port=0, secret=SECRET, backlog=256)
+    yield running
+    await running.stop()
+
+
+@pytest.fixture
+async def http(gateway):
+    async with httpx.AsyncClient(base_url=gateway.url, timeout=20) as client:
+        yield client
+
+
+def token(game: str, seat: int, ttl: float = 600, secret: bytes = SECRET, now: float | None = None) -> str:
+    return tokens.issue(secret, game, seat, ttl, now)
+
+
+def bearer(value: str) -> dict:
+    return {"Authorization": f"Bearer {value}"}
+
+
+async def game_in_play(client):
+    """A stacked early hand, seat 0 to draw: (follower, token of seat 0, token of seat 1)."""
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    return follower, token(follower.game, 0), token(follower.game, 1)
+
+
+async def finished_game(client):
+    follower = await stacked_game(client, 2, LAST_HANDS, LAST_STOCK, hand=6)
+    for move in GOING_OUT:
+        await follower.outcome(await client.send(follower.game, move))
+    assert follower.state.game_over
+    return follower
+
+
+async def eventually(read, check, timeout: float = 10.0):
+    """Call `read()` until `check(value)` holds; returns the value."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        value = await read()
+        if check(value):
+            return value
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"never came true; last value: {value!r}"[:500])
+        await asyncio.sleep(0.05)

@@ -1,0 +1,162 @@
+"""The gateway over HTTP against a real uvicorn server and real services: games, commands, tokens, bad input."""
+import json
+from pathlib import Path
+
+import msgspec
+
+from contracts.log import read_jsonl
+from contracts.views import decode_public_view, decode_seat_view
+from services.gateway.wire import GameCreated, Outcome, ReplayStep
+from services.topology import LOG, log_subject
+from gateway_helpers import (HANDS, SECRET, bearer, eventually, finished_game, game_in_play, gateway, http,  # noqa: F401
+                             token)
+
+COMMITTED_OPENAPI = Path(__file__).parents[2] / "docs" / "openapi.json"
+
+
+async def logged(client, game: str) -> int:
+    """How many batches the game's log holds."""
+    info = await client.js.stream_info(LOG, subjects_filter=log_subject(game))
+    return (info.state.subjects or {}).get(log_subject(game), 0)
+
+
+def refused(response, status: int, error: str) -> dict:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["error"] == error and body["detail"], body
+    return body
+
+
+async def test_a_new_game_gives_each_person_seat_a_token_and_bots_play_the_other_seats(http):
+    response = await http.post("/games", json={"players": 3, "seats": ["person", "greedy", "random"], "pace": 0})
+    assert response.status_code == 201, response.text
+    created = msgspec.json.decode(response.content, type=GameCreated)
+    assert [s.player for s in created.seats] == ["person", "greedy", "random"]
+    assert created.seats[0].token and created.seats[1].token is None and created.seats[2].token is None
+    assert response.headers["location"] == f"/games/{created.game_id}/public"
+    view = await eventually(lambda: http.get(f"/games/{created.game_id}/view", headers=bearer(created.seats[0].token)),
+                            lambda r: r.status_code == 200 and decode_seat_view(r.content).cards)
+    seat = decode_seat_view(view.content)
+    assert seat.seat == 0 and len(seat.cards) == seat.public.hand_sizes[0]
+    public = (await http.get(f"/games/{created.game_id}/public")).json()
+    assert "cards" not in public and public["players"] == 3
+
+
+async def test_a_game_the_rules_or_the_route_refuse_is_not_opened(http):
+    refused(await http.post("/games", json={"players": 3, "seats": ["person", "greedy"]}), 422, "invalid_game")
+    refused(await http.post("/games", json={"players": 2, "seats": ["person", "clever"]}), 422, "invalid_game")
+    refused(await http.post("/games", json={"players": 1, "seats": ["greedy"]}), 422, "start_refused")
+    refused(await http.post("/games", content=b"{players: 2"), 400, "malformed_json")
+    assert (await http.get("/games")).json() == []
+
+
+async def test_r18_a_seats_command_gets_its_outcome_accepted_or_refused_and_the_seat_comes_from_the_token(http, client):
+    follower, seat0, seat1 = await game_in_play(client)
+    game = follower.game
+    early = await http.post(f"/games/{game}/commands", json={"type": "draw_stock"}, headers=bearer(seat1))
+    assert early.status_code == 200
+    assert msgspec.json.decode(early.content, type=Outcome) == Outcome(
+        game_id=game, seq=early.json()["seq"], accepted=False, reason="not_your_turn",
+        detail=early.json()["detail"])
+    drawn = (await http.post(f"/games/{game}/commands", json={"type": "draw_stock", "seat": 0},
+                             headers=bearer(seat0))).json()
+    assert drawn["accepted"] and drawn["drew"] == "5S"
+    assert drawn["events"] == [{"type": "stock_drawn", "seat": 0, "v": 1}], "the card is the seat's alone"
+    discarded = (await http.post(f"/games/{game}/commands", json={"type": "discard", "card": "kc"},
+                                 headers=bearer(seat0))).json()
+    assert discarded["accepted"] and discarded["events"] == [{"type": "discarded", "seat": 0, "card": "KC", "v": 1}]
+    assert follower.state.hands[0] == ("AS", "2S", "9D", "5S")
+
+
+async def test_a_token_acts_only_for_its_seat_of_its_game_and_every_refusal_says_why(http, client):
+    follower, seat0, _ = await game_in_play(client)
+    another, _, _ = await game_in_play(client)
+    game, other = follower.game, another.game
+    url, draw = f"/games/{game}/commands", {"type": "draw_stock"}
+    before = await logged(client, game)
+    missing = await http.post(url, json=draw)
+    refused(missing, 401, "token_missing")
+    assert missing.headers["www-authenticate"].startswith("Bearer")
+    refused(await http.post(url, json=draw, headers={"Authorization": f"Basic {seat0}"}), 401, "token_missing")
+    refused(await http.post(url, json=draw, headers=bearer("not-a-token")), 401, "token_garbled")
+    refused(await http.post(url, json=draw, headers=bearer(token(game, 0, secret=b"another gateway's secret"))),
+            401, "token_forged")
+    claims, signature = seat0.split(".")
+    seat1_claims = token(game, 1).split(".")[0]
+    refused(await http.post(url, json=draw, headers=bearer(f"{seat1_claims}.{signature}")), 401, "token_forged")
+    refused(await http.post(url, json=draw, headers=bearer(token(game, 0, ttl=-1))), 401, "token_expired")
+    refused(await http.post(f"/games/{other}/commands", json=draw, headers=bearer(seat0)), 403, "token_for_another_game")
+    refused(await http.post(url, json={"type": "draw_stock", "seat": 1}, headers=bearer(seat0)), 403,
+            "token_for_another_seat")
+    refused(await http.get(f"/games/{game}/view", headers=bearer(token(other, 1))), 403, "token_for_another_game")
+    refused(await http.get(f"/games/{game}/view"), 401, "token_missing")
+    assert await logged(client, game) == before, "nothing refused here reaches the log"
+
+
+async def test_bad_bodies_and_unknown_games_are_refused_before_the_table_and_nothing_is_logged(http, client):
+    follower, seat0, _ = await game_in_play(client)
+    game = follower.game
+    url, auth = f"/games/{game}/commands", bearer(seat0)
+    before = await logged(client, game)
+    refused(await http.post(url, content=b"x" * (70 * 1024), headers=auth), 413, "body_too_large")
+    refused(await http.post("/games", content=b"[" * (70 * 1024)), 413, "body_too_large")
+    refused(await http.post(url, content=b'{"type": "discard", "card": ', headers=auth), 400, "malformed_json")
+    refused(await http.post(url, content=b"\xff\xfe garbage", headers=auth), 400, "malformed_json")
+    refused(await http.post(url, json=[1, 2], headers=auth), 422, "unknown_command")
+    refused(await http.post(url, json={"seat": 0}, headers=auth), 422, "unknown_command")
+    refused(await http.post(url, json={"type": "shuffle_the_deck"}, headers=auth), 422, "unknown_command")
+    refused(await http.post(url, json={"type": "deal", "hand": 2, "hands": [], "stock": []}, headers=auth), 422,
+            "unknown_command")
+    refused(await http.post(url, json={"type": "discard"}, headers=auth), 422, "invalid_command")
+    refused(await http.post(url, json={"type": "lay_off", "target": "x", "card": "5S"}, headers=auth), 422,
+            "invalid_command")
+    assert await logged(client, game) == before
+    for path in ("/games/no-such-game/public", "/games/no-such-game/log", "/games/no-such-game/replay",
+                 "/games/bad.id/public"):
+        refused(await http.get(path), 404, "no_such_game")
+    refused(await http.post("/games/no-such-game/commands", json={"type": "draw_stock"},
+                            headers=bearer(token("no-such-game", 0))), 404, "no_such_game")
+    refused(await http.get("/no/such/page"), 404, "not_found")
+    refused(await http.delete("/games"), 405, "method_not_allowed")
+
+
+async def test_a_finished_games_log_and_replay_are_served_and_a_game_in_play_keeps_its_cards(http, client):
+    finished = await finished_game(client)
+    playing, _, _ = await game_in_play(client)
+    refused(await http.get(f"/games/{playing.game}/log"), 409, "game_in_play")
+    refused(await http.get(f"/games/{playing.game}/replay"), 409, "game_in_play")
+    response = await http.get(f"/games/{finished.game}/log")
+    assert response.status_code == 200 and response.headers["content-type"] == "application/x-ndjson"
+    entries = read_jsonl(response.text)
+    assert [e.event for e in entries] == [e for b in finished.batches for e in b.events]
+    final = msgspec.json.decode((await http.get(f"/games/{finished.game}/replay")).content, type=ReplayStep)
+    assert final.steps == final.step == len(finished.batches) and final.view.game_over
+    dealt = msgspec.json.decode((await http.get(f"/games/{finished.game}/replay?step=2")).content, type=ReplayStep)
+    assert dealt.view.hand == 6 and dealt.view.hand_sizes == [14, 2] and type(dealt.feed.items[0]).__struct_config__.tag == "hand_dealt"
+    assert "cards" not in json.dumps(msgspec.to_builtins(dealt.feed)), "a replay shows what the feed shows"
+    refused(await http.get(f"/games/{finished.game}/replay?step=99"), 400, "bad_parameter")
+    refused(await http.get(f"/games/{finished.game}/replay?step=-1"), 400, "bad_parameter")
+    listed = await eventually(lambda: http.get("/games"), lambda r: all(g["seq"] for g in r.json()))
+    summaries = {g["game_id"]: g for g in listed.json()}
+    assert summaries[finished.game]["game_over"] and summaries[finished.game]["winners"] == [0]
+    assert not summaries[playing.game]["game_over"] and summaries[playing.game]["turn"] == 0
+
+
+async def test_the_public_view_is_the_projectors_and_names_no_card_in_a_hand(http, client):
+    follower, _, _ = await game_in_play(client)
+    response = await eventually(lambda: http.get(f"/games/{follower.game}/public"), lambda r: r.status_code == 200)
+    view = decode_public_view(response.content)
+    assert view.hand_sizes == [4, 4] and view.turn == 0
+    assert not any(card in response.text for hand in HANDS for card in hand)
+
+
+async def test_the_served_openapi_document_is_the_committed_one(http):
+    response = await http.get("/openapi.json")
+    assert response.status_code == 200
+    assert response.json() == json.loads(COMMITTED_OPENAPI.read_text())
+
+
+async def test_the_web_page_and_its_files_are_served(http):
+    for path in ("/", "/watch/some-game", "/static/watch.js", "/static/table.js", "/static/style.css"):
+        response = await http.get(path)
+        assert response.status_code == 200 and response.content, path

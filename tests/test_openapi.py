@@ -1,0 +1,76 @@
+"""docs/openapi.json is what today's contracts and gateway routes generate, covers every route, and holds together."""
+import difflib
+import json
+import re
+import typing
+from pathlib import Path
+
+import pytest
+from starlette.routing import Mount, WebSocketRoute
+
+from contracts.commands import SeatCommand
+from services.gateway.app import ROUTES
+from services.gateway.openapi import REGENERATE, render
+
+COMMITTED = Path(__file__).parent.parent / "docs" / "openapi.json"
+
+
+def committed() -> dict:
+    return json.loads(COMMITTED.read_text())
+
+
+def refs_in(node) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["$ref"]] if "$ref" in node else []
+        return own + [r for v in node.values() for r in refs_in(v)]
+    if isinstance(node, list):
+        return [r for v in node for r in refs_in(v)]
+    return []
+
+
+def test_the_committed_document_is_what_the_gateway_generates_now():
+    text, generated = COMMITTED.read_text(), render()
+    if text != generated:
+        diff = difflib.unified_diff(text.splitlines(), generated.splitlines(), "docs/openapi.json", "generated now",
+                                    lineterm="", n=1)
+        pytest.fail(f"docs/openapi.json is stale: regenerate it with `{REGENERATE}` from the repository root\n"
+                    + "\n".join(list(diff)[:40]), pytrace=False)
+
+
+def test_every_route_of_the_gateway_is_documented_and_nothing_else():
+    served = set()
+    for route in ROUTES:
+        if isinstance(route, Mount):
+            continue   # /static: the page's own files
+        methods = {"get"} if isinstance(route, WebSocketRoute) else {m.lower() for m in route.methods} - {"head"}
+        served |= {(route.path, method) for method in methods}
+    documented = {(path, method) for path, item in committed()["paths"].items() for method in item}
+    assert served == documented
+
+
+def test_the_document_is_openapi_3_1_and_every_reference_resolves():
+    document = committed()
+    assert document["openapi"] == "3.1.0"
+    schemas = document["components"]["schemas"]
+    for ref in refs_in(document):
+        assert re.fullmatch(r"#/components/schemas/\w+", ref) and ref.rsplit("/", 1)[1] in schemas, ref
+
+
+def test_every_path_parameter_is_declared_and_every_refusal_is_a_problem():
+    for path, item in committed()["paths"].items():
+        named = set(re.findall(r"\{(\w+)\}", path))
+        for method, operation in item.items():
+            declared = {p["name"] for p in operation.get("parameters", []) if p["in"] == "path"}
+            assert declared == named, f"{method} {path}"
+            for status, response in operation["responses"].items():
+                if int(status) >= 400:
+                    assert response["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Problem"}
+
+
+def test_a_seat_command_body_takes_each_of_the_seven_moves():
+    schemas = committed()["components"]["schemas"]
+    mapping = schemas["SeatCommand"]["discriminator"]["mapping"]
+    assert set(mapping) == {cls.__struct_config__.tag for cls in typing.get_args(SeatCommand)}
+    body = committed()["paths"]["/games/{game}/commands"]["post"]
+    assert body["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/SeatCommand"}
+    assert body["security"] == [{"seatToken": []}]
