@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import nats
+from nats.js.api import StorageType, StreamConfig
 
 from bench import Row
 from bots import make_bot
@@ -70,13 +71,15 @@ async def services_run(url: str, games: int, seconds: float) -> dict:
 
 
 async def raw_ceiling(url: str, count: int = 20_000, window: int = 512) -> float:
-    """JetStream appends per second with publish_async, log-sized payloads, on the same server."""
+    """JetStream appends per second with publish_async, log-sized payloads, on the same server,
+    to a stream of its own stored like the log (no service consumes it)."""
     nc = await nats.connect(url)
     js = nc.jetstream(publish_async_max_pending=window)
+    await js.add_stream(StreamConfig(name="BENCH_RAW", subjects=["bench.raw.*"], storage=StorageType.FILE))
     payload = b"x" * 160
     started = time.perf_counter()
     for i in range(count):
-        await js.publish_async(f"zc.log.raw-{i % 64}", payload)
+        await js.publish_async(f"bench.raw.{i % 64}", payload)
     await js.publish_async_completed()
     rate = count / (time.perf_counter() - started)
     await nc.close()

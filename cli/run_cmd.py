@@ -5,13 +5,10 @@ import random
 import sys
 import uuid
 
-import msgspec
-
 from bots import make_bot
 from cli.live import narrate
 from cli.simulate_cmd import seat_bots
 from contracts.commands import StartGame
-from contracts.scores import Standings
 from domain import GameState, evolve
 from engine.replay import state_hash
 from services.app import SERVICES, Services
@@ -19,7 +16,6 @@ from services.bot_seats import play_seats
 from services.client import Follower, GameClient
 from services.embedded import nats_url
 from services.observability import configure_logging, serve_metrics
-from services.topology import STANDINGS
 
 
 def add(sub) -> None:
@@ -89,12 +85,10 @@ async def _show(follower: Follower) -> None:
 
 async def _standings(client: GameClient, game: str) -> None:
     """The scoring service's standings, read back from its KV bucket."""
-    kv = await client.js.key_value(STANDINGS)
-    for _ in range(100):
-        standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
-        if standings.over:
-            break
-        await asyncio.sleep(0.05)
+    standings = await client.final_standings(game)
+    if standings is None:
+        print("\nThe scoring service has not published final standings (is it running?)")
+        return
     order = sorted(range(standings.players), key=lambda s: standings.totals[s])
     print("\nStandings (from the scoring service):")
     for place, seat in enumerate(order, 1):

@@ -11,13 +11,15 @@ import nats
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
+from nats.js.errors import KeyNotFoundError
 
 from contracts.commands import Command
 from contracts.events import Rejected
 from contracts.log import Batch, decode_batch, encode
+from contracts.scores import Standings
 from domain import GameState, fold
 from services.embedded import server_list
-from services.topology import ROLE_HEADER, command_subject, log_subject, rejected_subject
+from services.topology import ROLE_HEADER, STANDINGS, command_subject, log_subject, rejected_subject
 
 
 class GameClient:
@@ -45,6 +47,20 @@ class GameClient:
         follower = Follower(game)
         await follower.start(self)
         return follower
+
+    async def final_standings(self, game: str, timeout: float = 30.0) -> Standings | None:
+        """The scoring service's standings once they say the game is over (None if they never do)."""
+        kv = await self.js.key_value(STANDINGS)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+                if standings.over:
+                    return standings
+            except KeyNotFoundError:
+                pass
+            await asyncio.sleep(0.05)
+        return None
 
     async def close(self) -> None:
         await self.nc.drain()
