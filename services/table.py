@@ -76,9 +76,10 @@ class TableService:
         APPEND_SECONDS.observe(time.perf_counter() - started)
         EVENTS_APPENDED.inc(len(events))
         _count(state.game, seq, events[0])
-        if state.state.game_over:
-            self.games.pop(state.game, None)
-        ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
+        if isinstance(events[0], GameStarted) or state.state.game_over:
+            if state.state.game_over:
+                self.games.pop(state.game, None)
+            ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
 
     async def _decide(self, state: GameLog, data: bytes, from_dealer: bool) -> list:
         command = read_command(data, from_dealer)
