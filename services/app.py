@@ -12,7 +12,6 @@ from faststream.middlewares import AckPolicy
 from faststream.message import StreamMessage
 from faststream.nats import JStream, NatsBroker, PullSub
 from nats.aio.msg import Msg
-from nats.js.api import AckPolicy as ConsumerAckPolicy
 from nats.js.api import ConsumerConfig
 
 from contracts.dealer import ReshuffleRequest
@@ -40,36 +39,13 @@ async def raw_message(message: StreamMessage) -> Msg:
 
 
 def _consumer(durable: str, subject: str, stream: str, workers: int) -> dict:
+    # A pull returns as soon as messages are there, so a long one costs no latency; a short
+    # one expires often, and a message the server sends just as the client gives up waits
+    # for redelivery (ack_wait). Every handler is idempotent, so a short ack_wait is safe.
     return dict(subject=subject, stream=JStream(stream, declare=False), durable=durable,
-                pull_sub=PullSub(batch_size=64, timeout=0.2), ack_policy=AckPolicy.MANUAL,
+                pull_sub=PullSub(batch_size=64, timeout=2.0), ack_policy=AckPolicy.MANUAL,
                 max_workers=workers, decoder=raw_message,
-                config=ConsumerConfig(ack_wait=5, max_ack_pending=4096))
-
-
-def _log_in_batches(durable: str) -> dict:
-    """A log consumer that takes batches in order and acks each batch once: acking a message
-    acknowledges every one before it (ack policy "all"), so a busy log costs one ack per batch."""
-    return dict(subject="zc.log.*", stream=JStream(LOG, declare=False), durable=durable,
-                pull_sub=PullSub(batch_size=256, timeout=0.05, batch=True), ack_policy=AckPolicy.MANUAL,
-                decoder=raw_message,
-                config=ConsumerConfig(ack_wait=5, max_ack_pending=8192, ack_policy=ConsumerAckPolicy.ALL))
-
-
-async def _settle_in_order(raws: list[Msg], handle, what: str) -> None:
-    """Handle messages in order; ack up to the last one handled, nak the first that fails."""
-    handled = None
-    for raw in raws:
-        try:
-            await handle(raw)
-        except Exception as error:  # noqa: BLE001 - the consumer must outlive any one message
-            log.error("handler_failed", what=what, subject=raw.subject, error=repr(error))
-            if handled is not None:
-                await handled.ack()
-            await raw.nak(delay=1)  # it and the rest of the batch come again
-            return
-        handled = raw
-    if handled is not None:
-        await handled.ack()
+                config=ConsumerConfig(ack_wait=2, max_ack_pending=4096))
 
 
 async def _settle(raw: Msg, work, what: str) -> None:
@@ -89,10 +65,9 @@ def _table(broker: NatsBroker, holder: Holder, workers: int) -> None:
 
 
 def _dealer(broker: NatsBroker, holder: Holder, workers: int) -> None:
-    @broker.subscriber(**_log_in_batches("zc-dealer"))
-    async def on_log(raws) -> None:
-        await _settle_in_order(raws, lambda raw: holder.service.on_log(game_of(raw.subject), decode_batch(raw.data)),
-                               "log")
+    @broker.subscriber(**_consumer("zc-dealer", "zc.log.*", LOG, 1))
+    async def on_log(raw) -> None:
+        await _settle(raw, holder.service.on_log(game_of(raw.subject), decode_batch(raw.data)), "log")
 
     @broker.subscriber(RESHUFFLE, queue="zc-dealer", decoder=raw_message)
     async def on_reshuffle(raw) -> bytes:
@@ -101,10 +76,10 @@ def _dealer(broker: NatsBroker, holder: Holder, workers: int) -> None:
 
 
 def _scoring(broker: NatsBroker, holder: Holder, workers: int) -> None:
-    @broker.subscriber(**_log_in_batches("zc-scoring"))
-    async def on_log(raws) -> None:
-        await _settle_in_order(raws, lambda raw: holder.service.on_log(
-            game_of(raw.subject), raw.metadata.sequence.stream, decode_batch(raw.data)), "log")
+    @broker.subscriber(**_consumer("zc-scoring", "zc.log.*", LOG, 1))
+    async def on_log(raw) -> None:
+        work = holder.service.on_log(game_of(raw.subject), raw.metadata.sequence.stream, decode_batch(raw.data))
+        await _settle(raw, work, "log")
 
 
 def _projector(broker: NatsBroker, holder: Holder, workers: int) -> None:

@@ -6,6 +6,7 @@ import typing
 from pathlib import Path
 
 import pytest
+from openapi_spec_validator import validate
 from starlette.routing import Mount, WebSocketRoute
 
 from contracts.commands import SeatCommand
@@ -48,9 +49,10 @@ def test_every_route_of_the_gateway_is_documented_and_nothing_else():
     assert served == documented
 
 
-def test_the_document_is_openapi_3_1_and_every_reference_resolves():
+def test_the_document_is_valid_openapi_3_1_and_every_reference_resolves():
     document = committed()
     assert document["openapi"] == "3.1.0"
+    validate(document)
     schemas = document["components"]["schemas"]
     for ref in refs_in(document):
         assert re.fullmatch(r"#/components/schemas/\w+", ref) and ref.rsplit("/", 1)[1] in schemas, ref

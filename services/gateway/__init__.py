@@ -2,7 +2,8 @@
 
     app.py       the HTTP routes; problems.py maps every refusal to a status and a JSON Problem
     sockets.py   the WebSocket endpoints; live.py shares one NATS watch per game among its spectators
-    games.py     the NATS side: open games (and play their bot seats), send commands, read views and logs
+    games.py     open games (and play their bot seats), send a seat's commands and wait for their outcomes
+    reads.py     views, the list of games, finished games' logs and replays
     tokens.py    signed seat tokens
     wire.py      the HTTP side's own messages; openapi.py the OpenAPI 3.1 document of it all
     server.py    uvicorn in the caller's event loop

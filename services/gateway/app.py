@@ -21,12 +21,13 @@ from contracts.commands import SeatCommand
 from services.client import GameClient
 from services.gateway import openapi
 from services.gateway.games import Games
+from services.gateway.reads import Reads
 from services.gateway.live import Hubs
 from services.gateway.problems import HANDLERS, HTTPProblem, decode_json, json_response, read_body
 from services.gateway.sockets import public_stream, seat_stream
 from services.gateway.tokens import bearer, check_seat, issue, verify
 from services.gateway.wire import GameCreated, NewGame, SeatTicket
-from services.topology import public_view_key, seat_view_key
+from services.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
 
 STATIC = Path(__file__).parent / "static"
 SEAT_TYPES = tuple(cls.__struct_config__.tag for cls in typing.get_args(SeatCommand))
@@ -40,11 +41,12 @@ class Gateway:
     token_ttl: float = 24 * 3600
     backlog: int = 1024
     games: Games | None = None
+    reads: Reads | None = None
     hubs: Hubs | None = None
 
 
 async def list_games(request: Request) -> Response:
-    return json_response(await request.app.state.gateway.games.summaries())
+    return json_response(await request.app.state.gateway.reads.summaries())
 
 
 async def create_game(request: Request) -> Response:
@@ -66,7 +68,7 @@ async def send_command(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     game = request.path_params["game"]
     claims = verify(gateway.secret, bearer(request.headers.get("authorization")), game)
-    await gateway.games.require(game)
+    await gateway.reads.require(game)
     raw = decode_json(await read_body(request), None, "invalid_command")
     if not isinstance(raw, dict) or raw.get("type") not in SEAT_TYPES:
         kind = raw.get("type") if isinstance(raw, dict) else None
@@ -85,12 +87,12 @@ async def seat_view(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     game = request.path_params["game"]
     claims = verify(gateway.secret, bearer(request.headers.get("authorization")), game)
-    return _view(await gateway.games.view(game, seat_view_key(game, claims.seat)))
+    return _view(await gateway.reads.view(game, seat_view_key(game, claims.seat)))
 
 
 async def public_view(request: Request) -> Response:
     game = request.path_params["game"]
-    return _view(await request.app.state.gateway.games.view(game, public_view_key(game)))
+    return _view(await request.app.state.gateway.reads.view(game, public_view_key(game)))
 
 
 def _view(data: bytes) -> Response:
@@ -99,7 +101,7 @@ def _view(data: bytes) -> Response:
 
 async def game_log(request: Request) -> Response:
     game = request.path_params["game"]
-    text = await request.app.state.gateway.games.finished_log(game)
+    text = await request.app.state.gateway.reads.finished_log(game)
     return Response(text, media_type="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="{game}.jsonl"'})
 
@@ -109,7 +111,7 @@ async def replay(request: Request) -> Response:
     if given is not None and not given.isdigit():
         raise HTTPProblem(400, "bad_parameter", f"step must be a whole number, not {given[:20]!r}")
     try:
-        step = await request.app.state.gateway.games.replay(request.path_params["game"],
+        step = await request.app.state.gateway.reads.replay(request.path_params["game"],
                                                              int(given) if given is not None else None)
     except ValueError as error:
         raise HTTPProblem(400, "bad_parameter", str(error)) from None
@@ -149,8 +151,11 @@ def create_app(gateway: Gateway) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
         client = await GameClient.connect(gateway.url)
-        gateway.games = await Games(client).start()
-        gateway.hubs = Hubs(client.js, gateway.games.kv)
+        await ensure_topology(client.js)
+        views = await client.js.key_value(VIEWS)
+        gateway.reads = Reads(client.js, views)
+        gateway.games = Games(client, gateway.reads)
+        gateway.hubs = Hubs(client.js, views)
         try:
             yield
         finally:

@@ -13,11 +13,13 @@ from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
 from nats.js.kv import KeyValue
+from prometheus_client import Gauge
 
 from services.topology import FEED, feed_subject, public_view_key
 
 HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
 DELETED = ("DEL", "PURGE")
+SPECTATORS = Gauge("zc_gateway_spectators", "WebSocket clients watching a game's public stream on this gateway")
 
 
 class _Seq(msgspec.Struct):
@@ -159,9 +161,11 @@ class Hubs:
                 await hub.close()
             raise
         hub.join(spectator)
+        SPECTATORS.inc()
         return hub
 
     async def leave(self, hub: Hub, spectator: Spectator) -> None:
+        SPECTATORS.dec()
         hub.spectators.discard(spectator)
         if not hub.spectators and self.hubs.get(hub.game) is hub:
             del self.hubs[hub.game]
@@ -171,6 +175,3 @@ class Hubs:
         for hub in list(self.hubs.values()):
             await hub.close()
         self.hubs.clear()
-
-    def watching(self) -> int:
-        return sum(len(hub.spectators) for hub in self.hubs.values())

@@ -18,7 +18,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from services.gateway.games import GameNotFound, InPlay, NoView, Refused
+from services.gateway.games import Refused
+from services.gateway.reads import GameNotFound, InPlay, NoView
 from services.gateway.tokens import TokenRefused
 from services.gateway.wire import Problem
 

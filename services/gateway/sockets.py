@@ -20,7 +20,7 @@ import contextlib
 import msgspec
 from starlette.websockets import WebSocket
 
-from services.gateway.games import GameNotFound
+from services.gateway.reads import GameNotFound
 from services.gateway.live import Spectator, ViewWatch
 from services.gateway.tokens import TokenRefused, verify
 from services.topology import seat_view_key
@@ -44,7 +44,7 @@ async def public_stream(websocket: WebSocket) -> None:
     game = websocket.path_params["game"]
     await websocket.accept()
     try:
-        await gateway.games.require(game)
+        await gateway.reads.require(game)
     except GameNotFound:
         return await _close(websocket, Close(4404, f"no game {game[:64]!r} is stored"))
     spectator = Spectator(gateway.backlog)
@@ -61,13 +61,13 @@ async def seat_stream(websocket: WebSocket) -> None:
     await websocket.accept()
     try:
         claims = verify(gateway.secret, websocket.query_params.get("token"), game)
-        await gateway.games.require(game)
+        await gateway.reads.require(game)
     except TokenRefused as refused:
         return await _close(websocket, Close(4400 + refused.status % 100, f"{refused.error}: {refused.detail}"))
     except GameNotFound:
         return await _close(websocket, Close(4404, f"no game {game[:64]!r} is stored"))
     spectator = Spectator(gateway.backlog)
-    watch = await ViewWatch(gateway.games.kv, seat_view_key(game, claims.seat),
+    watch = await ViewWatch(gateway.reads.kv, seat_view_key(game, claims.seat),
                             lambda frame, seq: spectator.offer(frame)).start()
     try:
         await pump(websocket, spectator)

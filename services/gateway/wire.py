@@ -3,7 +3,7 @@
 Data only, like contracts/: the game's commands, views and feed are contracts' own
 Structs and go over HTTP unchanged; these wrap them.
 """
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -21,7 +21,7 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     players: int
     seats: list[Player]
     dealer: int = 0
-    pace: float = 0.5
+    pace: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.5
 
 
 class SeatTicket(msgspec.Struct, frozen=True):

@@ -1,14 +1,19 @@
 """The gateway over HTTP against a real uvicorn server and real services: games, commands, tokens, bad input."""
+import asyncio
 import json
+import os
+import sys
 from pathlib import Path
 
+import httpx
 import msgspec
 
 from contracts.log import read_jsonl
 from contracts.views import decode_public_view, decode_seat_view
+from services.embedded import free_port
 from services.gateway.wire import GameCreated, Outcome, ReplayStep
 from services.topology import LOG, log_subject
-from gateway_helpers import (HANDS, SECRET, bearer, eventually, finished_game, game_in_play, gateway, http,  # noqa: F401
+from gateway_helpers import (HANDS, bearer, eventually, finished_game, game_in_play, gateway, http,  # noqa: F401
                              token)
 
 COMMITTED_OPENAPI = Path(__file__).parents[2] / "docs" / "openapi.json"
@@ -18,6 +23,12 @@ async def logged(client, game: str) -> int:
     """How many batches the game's log holds."""
     info = await client.js.stream_info(LOG, subjects_filter=log_subject(game))
     return (info.state.subjects or {}).get(log_subject(game), 0)
+
+
+async def chunks(chunk: bytes, count: int):
+    """A body sent chunked, with no Content-Length: the gateway counts it as it comes."""
+    for _ in range(count):
+        yield chunk
 
 
 def refused(response, status: int, error: str) -> dict:
@@ -47,6 +58,7 @@ async def test_a_game_the_rules_or_the_route_refuse_is_not_opened(http):
     refused(await http.post("/games", json={"players": 2, "seats": ["person", "clever"]}), 422, "invalid_game")
     refused(await http.post("/games", json={"players": 1, "seats": ["greedy"]}), 422, "start_refused")
     refused(await http.post("/games", content=b"{players: 2"), 400, "malformed_json")
+    refused(await http.post("/games", json={"players": 2, "seats": ["greedy"] * 2, "pace": 1e9}), 422, "invalid_game")
     assert (await http.get("/games")).json() == []
 
 
@@ -100,6 +112,7 @@ async def test_bad_bodies_and_unknown_games_are_refused_before_the_table_and_not
     before = await logged(client, game)
     refused(await http.post(url, content=b"x" * (70 * 1024), headers=auth), 413, "body_too_large")
     refused(await http.post("/games", content=b"[" * (70 * 1024)), 413, "body_too_large")
+    refused(await http.post(url, content=chunks(b"y" * 40_000, 2), headers=auth), 413, "body_too_large")
     refused(await http.post(url, content=b'{"type": "discard", "card": ', headers=auth), 400, "malformed_json")
     refused(await http.post(url, content=b"\xff\xfe garbage", headers=auth), 400, "malformed_json")
     refused(await http.post(url, json=[1, 2], headers=auth), 422, "unknown_command")
@@ -160,3 +173,20 @@ async def test_the_web_page_and_its_files_are_served(http):
     for path in ("/", "/watch/some-game", "/static/watch.js", "/static/table.js", "/static/style.css"):
         response = await http.get(path)
         assert response.status_code == 200 and response.content, path
+
+
+async def test_zioncheck_serve_gateway_serves_on_the_port_asked_and_stops_on_sigterm(nats_server, tmp_path):
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cli.main", "serve", "gateway", "--port", str(port), "--nats-url", nats_server.url,
+        "--log-level", "warning", stdout=asyncio.subprocess.PIPE, env=os.environ | {"ZIONCHECK_HOME": str(tmp_path)})
+    try:
+        async with asyncio.timeout(20):
+            lines = [await process.stdout.readline(), await process.stdout.readline()]
+        assert lines[1].decode().startswith(f"gateway on http://127.0.0.1:{port}/")
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            assert (await http.get("/games")).json() == []
+        assert (tmp_path / "gateway.secret").exists(), "a secret made once, kept under the store"
+    finally:
+        process.terminate()
+        assert await asyncio.wait_for(process.wait(), 20) == 0

@@ -1,5 +1,4 @@
 """A game's hub: a spectator who joins gets the newest view and the latest moves, then every frame once."""
-import asyncio
 
 from services.gateway.live import HISTORY, Hub, Spectator
 
@@ -45,4 +44,3 @@ async def test_nothing_is_broadcast_before_the_hub_has_caught_up():
     hub.spectators.add(spectator)
     hub._broadcast("too early")
     assert queued(spectator) == []
-    await asyncio.sleep(0)

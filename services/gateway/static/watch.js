@@ -9,6 +9,7 @@ let shownSeq = -1;          // the newest view drawn (views carry `seq`: never d
 let fedSeq = 0;             // the newest feed batch listed
 let replaying = false;      // the slider, not the live stream, is what the table shows
 let replaySteps = null;
+let replayShown = -1;       // the replay step the table shows
 
 function show(view) {
   drawTable($("table"), view);
@@ -17,8 +18,12 @@ function show(view) {
 }
 
 function listMoves(batch) {
-  if (batch.seq <= fedSeq) return;  // a repeat
+  if (batch.seq <= fedSeq || replaying) return;  // a repeat, or the replay owns the list
   fedSeq = batch.seq;
+  appendMoves(batch);
+}
+
+function appendMoves(batch) {
   const list = $("moves");
   for (const item of batch.items) list.append(el("li", { "data-seq": batch.seq }, narrate(item)));
   while (list.children.length > MOVES_KEPT) list.firstElementChild.remove();
@@ -61,6 +66,9 @@ async function step(n) {
   const at = await response.json();
   if (Number($("step").value) !== at.step) return;  // the slider moved on while this was in flight
   show(at.view);
+  if (at.step !== replayShown + 1) $("moves").replaceChildren();  // a jump: the list starts again here
+  if (at.feed) appendMoves(at.feed);
+  replayShown = at.step;
   $("step-label").textContent = `step ${at.step} of ${at.steps}`;
   $("step-moves").replaceChildren(...(at.feed ? at.feed.items.flatMap((item, i) => [i ? " \u00b7 " : "", ...narrate(item)]) : []));
 }

@@ -1,0 +1,125 @@
+"""The gateway's reading side: views from KV zc_views, the list of games, finished games' logs and replays.
+
+Nothing here reads the log of a game in play: its views are what people see of it. A
+finished game's log is public (its seeds are revealed too), and its replay is the
+public view folded from it step by step (domain.views), never the log itself.
+"""
+import asyncio
+import contextlib
+from collections import OrderedDict
+
+import msgspec
+from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
+from nats.js.kv import KeyValue
+
+from contracts.log import Batch, entries_of, write_jsonl
+from domain.views import Projection, advance, feed_batch, public_view
+from services.game_log import read_batches
+from services.gateway.wire import GameSummary, ReplayStep
+from services.topology import LOG, VIEWS, game_of, log_subject, public_view_key, valid_game_id
+
+IN_PLAY = ("the game is in play, and its log holds the cards of every hand: it is served once the game is over "
+           "(watch it live on its public WebSocket)")
+
+
+class GameNotFound(Exception):
+    def __init__(self, game: str):
+        super().__init__(f"no game {game[:64]!r} is stored (GET /games lists them)")
+
+
+class NoView(Exception):
+    """The game exists, but the projector has not written the view asked for (yet)."""
+
+
+class InPlay(Exception):
+    """The game is in play: its log holds the cards of every hand, so it is not served yet."""
+
+
+class _Summary(msgspec.Struct):
+    """The fields of a stored public view that a summary shows."""
+    seq: int = 0
+    players: int = 0
+    hand: int = 0
+    turn: int | None = None
+    game_over: bool = False
+    totals: list[int] = []
+    winners: list[int] = []
+
+
+class Reads:
+    def __init__(self, js: JetStreamContext, kv: KeyValue, replays_kept: int = 4):
+        self.js, self.kv = js, kv
+        self.replays: OrderedDict[str, tuple[list[Projection], list[Batch]]] = OrderedDict()
+        self.replays_kept = replays_kept   # finished games whose public projections are kept for replays
+
+    async def require(self, game: str) -> None:
+        """GameNotFound unless the game has a log."""
+        if not valid_game_id(game):
+            raise GameNotFound(game)
+        try:
+            await self.js.get_msg(LOG, subject=log_subject(game))
+        except NotFoundError:
+            raise GameNotFound(game) from None
+
+    async def view(self, game: str, key: str) -> bytes:
+        """A view's JSON from KV zc_views: GameNotFound, or NoView while the projector has not written it."""
+        await self.require(game)
+        try:
+            return (await self.kv.get(key)).value
+        except NotFoundError:  # KeyNotFoundError and KeyDeletedError are NotFoundErrors
+            raise NoView("no view of this game yet: is the projector running?") from None
+
+    async def summaries(self) -> list[GameSummary]:
+        """Every stored game, the most recently changed first."""
+        try:
+            info = await self.js.stream_info(LOG, subjects_filter="zc.log.>")
+        except NotFoundError:
+            return []
+        counts = {game_of(subject): count for subject, count in (info.state.subjects or {}).items()}
+        found = await asyncio.gather(*(self._summary(game, count) for game, count in counts.items()))
+        return sorted(found, key=lambda s: (-(s.updated or 0), s.game_id))
+
+    async def _summary(self, game: str, batches: int) -> GameSummary:
+        try:
+            msg = await self.js.get_msg(f"KV_{VIEWS}", subject=f"$KV.{VIEWS}.{game}.public")
+            seen = msgspec.json.decode(msg.data, type=_Summary)
+        except (NotFoundError, msgspec.DecodeError):
+            return GameSummary(game_id=game, batches=batches)
+        return GameSummary(game_id=game, batches=batches, seq=seen.seq, players=seen.players, hand=seen.hand,
+                           turn=seen.turn, game_over=seen.game_over, totals=seen.totals, winners=seen.winners,
+                           updated=msg.time.timestamp() if msg.time else None)
+
+    async def finished_log(self, game: str) -> bytes:
+        """A finished game's log as JSON lines; InPlay while it is in play."""
+        _, batches = await self._replay(game)
+        return write_jsonl(entries_of(batches))
+
+    async def replay(self, game: str, step: int | None) -> ReplayStep:
+        projections, batches = await self._replay(game)
+        steps = len(batches)
+        step = steps if step is None else step
+        if not 0 <= step <= steps:
+            raise ValueError(f"step must be 0..{steps}, not {step}")
+        feed = feed_batch(game, step, batches[step - 1].events) if step else None
+        return ReplayStep(game_id=game, step=step, steps=steps, view=public_view(projections[step]), feed=feed)
+
+    async def _replay(self, game: str) -> tuple[list[Projection], list]:
+        """Every public projection of a finished game, from its log; the last few games are kept."""
+        if game in self.replays:
+            self.replays.move_to_end(game)
+            return self.replays[game]
+        await self.require(game)
+        with contextlib.suppress(NotFoundError, msgspec.DecodeError):  # no view: the log itself will tell
+            if not msgspec.json.decode((await self.kv.get(public_view_key(game))).value, type=_Summary).game_over:
+                raise InPlay(IN_PLAY)  # known without reading a log that may be long
+        batches = [batch for _, batch in await read_batches(self.js, game)]
+        projections = [Projection()]
+        for batch in batches:
+            projections.append(advance(projections[-1], batch.events))
+        if not projections[-1].game.game_over:
+            raise InPlay(IN_PLAY)
+        self.replays[game] = projections, batches
+        while len(self.replays) > self.replays_kept:
+            self.replays.popitem(last=False)
+        return projections, batches
