@@ -71,7 +71,7 @@ async def session(url: str, seat: int, names: list[str], pace: float, lines: asy
     bots = {s: make_bot(name, rng) for s, name in enumerate(names) if s != seat}
     await client.send(game, StartGame(game_id=game, players=len(names)))
     say(f"You are seat {seat} in game {game}. Type help for the moves.")
-    tasks = [asyncio.create_task(play_seats(client, follower, bots, rng, pace)),
+    tasks = [asyncio.create_task(play_seats(client, follower, bots, rng, pace, patience=None)),
              asyncio.create_task(_show(follower, seat, say))]
     over = asyncio.create_task(follower.wait_until(lambda f: f.state.game_over, timeout=None))
     tasks.append(over)

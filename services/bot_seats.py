@@ -12,8 +12,12 @@ log = structlog.get_logger("bots")
 
 
 async def play_seats(client: GameClient, follower: Follower, bots: dict[int, Bot], rng: random.Random,
-                     pace: float = 0.0) -> None:
-    """Play the bot seats until the game is over; other seats are left to their owners."""
+                     pace: float = 0.0, patience: float | None = 120.0) -> None:
+    """Play the bot seats until the game is over; other seats are left to their owners.
+
+    Raises TimeoutError when nothing happens for `patience` seconds (None, where a person
+    plays too, waits for ever: people may take their time).
+    """
     seen = 0
     while not follower.state.game_over:
         fresh, seen = follower.batches[seen:], len(follower.batches)
@@ -26,7 +30,7 @@ async def play_seats(client: GameClient, follower: Follower, bots: dict[int, Bot
             command = bots[state.turn].move(state, state.turn)
             await _send(client, follower, command)
         elif len(follower.batches) == seen:
-            await follower.changed(timeout=None)  # a person or the dealer may take their time
+            await follower.changed(timeout=patience)
 
 
 async def _out_of_turn(client: GameClient, follower: Follower, bots: dict[int, Bot], rng: random.Random) -> None:

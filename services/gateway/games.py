@@ -70,7 +70,7 @@ class Games:
 
     async def _play(self, follower: Follower, bots: dict, rng: random.Random, pace: float) -> None:
         try:
-            await play_seats(self.client, follower, bots, rng, pace)
+            await play_seats(self.client, follower, bots, rng, pace, patience=None)
         except Exception as error:  # noqa: BLE001 - one game's bots must not take the gateway down
             log.error("bots_stopped", game=follower.game, error=repr(error))
         finally:
