@@ -1,6 +1,5 @@
 """`zioncheck asyncapi`: the AsyncAPI document of the NATS side, generated from contracts/."""
-import sys
-
+from cli import documents
 from services.asyncapi import REGENERATE, render
 
 
@@ -15,15 +14,4 @@ def add(sub) -> None:
 
 
 def asyncapi(args) -> int:
-    text = render()
-    if not args.output:
-        sys.stdout.write(text)
-        return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as error:
-        print(f"zioncheck asyncapi: cannot write {args.output}: {error.strerror}", file=sys.stderr)
-        return 2
-    print(f"wrote {args.output}", file=sys.stderr)
-    return 0
+    return documents.write(render(), args.output, "asyncapi")

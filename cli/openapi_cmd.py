@@ -1,6 +1,5 @@
 """`zioncheck openapi`: the OpenAPI document of the gateway's HTTP side, generated from contracts/."""
-import sys
-
+from cli import documents
 from services.gateway.openapi import REGENERATE, render
 
 
@@ -14,15 +13,4 @@ def add(sub) -> None:
 
 
 def openapi(args) -> int:
-    text = render()
-    if not args.output:
-        sys.stdout.write(text)
-        return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as error:
-        print(f"zioncheck openapi: cannot write {args.output}: {error.strerror}", file=sys.stderr)
-        return 2
-    print(f"wrote {args.output}", file=sys.stderr)
-    return 0
+    return documents.write(render(), args.output, "openapi")

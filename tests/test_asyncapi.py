@@ -1,5 +1,4 @@
 """docs/asyncapi.json is what today's contracts generate, names every command and event, and holds together."""
-import difflib
 import importlib
 import json
 import pkgutil
@@ -12,6 +11,7 @@ import pytest
 import contracts
 from contracts.commands import Command
 from contracts.events import Event
+from document_checks import assert_committed_is_current, refs_in
 from services.asyncapi import REGENERATE, render
 
 COMMITTED = Path(__file__).parent.parent / "docs" / "asyncapi.json"
@@ -46,22 +46,10 @@ def resolve(document: dict, ref: str):
     return node
 
 
-def refs_in(node) -> list[str]:
-    if isinstance(node, dict):
-        own = [node["$ref"]] if "$ref" in node else []
-        return own + [r for v in node.values() for r in refs_in(v)]
-    if isinstance(node, list):
-        return [r for v in node for r in refs_in(v)]
-    return []
 
 
 def test_the_committed_document_is_what_the_contracts_generate_now():
-    text, generated = COMMITTED.read_text(), render()
-    diff = difflib.unified_diff(text.splitlines(), generated.splitlines(), "docs/asyncapi.json", "generated now",
-                                lineterm="", n=1)
-    if text != generated:
-        pytest.fail(f"docs/asyncapi.json is stale: regenerate it with `{REGENERATE}` from the repository root\n"
-                    + "\n".join(list(diff)[:40]), pytrace=False)
+    assert_committed_is_current(COMMITTED, render(), REGENERATE)
 
 
 def test_every_command_and_event_tag_has_its_schema():

@@ -1,15 +1,14 @@
 """docs/openapi.json is what today's contracts and gateway routes generate, covers every route, and holds together."""
-import difflib
 import json
 import re
 import typing
 from pathlib import Path
 
-import pytest
 from openapi_spec_validator import validate
 from starlette.routing import Mount, WebSocketRoute
 
 from contracts.commands import SeatCommand
+from document_checks import assert_committed_is_current, refs_in
 from services.gateway.app import ROUTES
 from services.gateway.openapi import REGENERATE, render
 
@@ -20,22 +19,10 @@ def committed() -> dict:
     return json.loads(COMMITTED.read_text())
 
 
-def refs_in(node) -> list[str]:
-    if isinstance(node, dict):
-        own = [node["$ref"]] if "$ref" in node else []
-        return own + [r for v in node.values() for r in refs_in(v)]
-    if isinstance(node, list):
-        return [r for v in node for r in refs_in(v)]
-    return []
 
 
 def test_the_committed_document_is_what_the_gateway_generates_now():
-    text, generated = COMMITTED.read_text(), render()
-    if text != generated:
-        diff = difflib.unified_diff(text.splitlines(), generated.splitlines(), "docs/openapi.json", "generated now",
-                                    lineterm="", n=1)
-        pytest.fail(f"docs/openapi.json is stale: regenerate it with `{REGENERATE}` from the repository root\n"
-                    + "\n".join(list(diff)[:40]), pytrace=False)
+    assert_committed_is_current(COMMITTED, render(), REGENERATE)
 
 
 def test_every_route_of_the_gateway_is_documented_and_nothing_else():
