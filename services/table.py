@@ -53,8 +53,10 @@ class TableService:
         """Read the game's commands from the stream itself, in stream order, up to `seq`."""
         state = await self._log(game)
         while state.applied < seq:
+            # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
+            # stream, so what it returns is truly the next command (or nothing yet: retried).
             command = await self.js.get_msg(COMMAND_STREAM, seq=state.applied + 1,
-                                            subject=command_subject(game), next=True)
+                                            subject=command_subject(game), next=True, direct=True)
             from_dealer = (command.headers or {}).get(ROLE_HEADER) == "dealer"
             await self._apply(state, command.seq, command.data, from_dealer)
 

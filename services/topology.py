@@ -64,7 +64,7 @@ def valid_game_id(game: str) -> bool:
 def stream_configs(replicas: int = 1) -> list[StreamConfig]:
     common = dict(storage=StorageType.FILE, num_replicas=replicas)
     return [
-        StreamConfig(name=COMMANDS, subjects=["zc.cmd.*"], duplicate_window=120.0, **common),
+        StreamConfig(name=COMMANDS, subjects=["zc.cmd.*"], duplicate_window=120.0, allow_direct=True, **common),
         StreamConfig(name=LOG, subjects=["zc.log.*"], deny_delete=True, deny_purge=True,
                      duplicate_window=120.0, **common),
         StreamConfig(name=SCORES, subjects=["zc.score.*"], **common),
