@@ -1,8 +1,15 @@
 """Small helpers for tests that talk to a real server."""
 import uuid
 
+from nats.js.errors import KeyNotFoundError, NotFoundError
+
 from contracts.commands import Deal, StartGame
+from contracts.events import Rejected
+from engine.dealer import Dealer
+from engine.intake import read_command
+from engine.table import Table
 from services.client import Follower, GameClient
+from services.topology import COMMANDS, FEED, ROLE_HEADER, SEEDS, command_subject, feed_subject
 
 
 def new_game() -> str:
@@ -22,39 +29,37 @@ async def stacked_game(client: GameClient, players: int, hands, stock, discard=(
     return follower
 
 
-async def stored_commands(client: GameClient, game: str) -> list[tuple[bytes, bool]]:
-    """The game's commands as the stream holds them: (bytes, sent by the dealer), in order."""
-    from nats.js.errors import NotFoundError
-
-    from services.topology import COMMANDS, ROLE_HEADER, command_subject
+async def _stored(client: GameClient, stream: str, subject: str) -> list:
+    """Every message a stream holds on one subject, oldest first."""
     found, seq = [], 1
     while True:
         try:
-            msg = await client.js.get_msg(COMMANDS, seq=seq, subject=command_subject(game), next=True)
+            msg = await client.js.get_msg(stream, seq=seq, subject=subject, next=True)
         except NotFoundError:
             return found
-        found.append((msg.data, (msg.headers or {}).get(ROLE_HEADER) == "dealer"))
+        found.append(msg)
         seq = msg.seq + 1
 
 
+async def stored_commands(client: GameClient, game: str) -> list[tuple[bytes, bool]]:
+    """The game's commands as the stream holds them: (bytes, sent by the dealer), in order."""
+    return [(msg.data, (msg.headers or {}).get(ROLE_HEADER) == "dealer")
+            for msg in await _stored(client, COMMANDS, command_subject(game))]
+
+
 async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
-    from services.topology import SEEDS
     kv = await client.js.key_value(SEEDS)
     seeds = {}
     for hand in range(1, 7):
         try:
             seeds[hand] = (await kv.get(f"{game}.{hand}")).value.decode()
-        except Exception:  # noqa: BLE001 - hands not reached have no seed
+        except KeyNotFoundError:  # hands not reached have no seed
             break
     return seeds
 
 
 def uninterrupted(commands: list[tuple[bytes, bool]], seeds: dict[int, str]) -> list:
     """The events the same commands give in process, one table, no crash."""
-    from contracts.events import Rejected
-    from engine.dealer import Dealer
-    from engine.intake import read_command
-    from engine.table import Table
     table = Table(dealer=Dealer(lambda hand: seeds[hand]))
     events = []
     for data, from_dealer in commands:
@@ -65,14 +70,4 @@ def uninterrupted(commands: list[tuple[bytes, bool]], seeds: dict[int, str]) -> 
 
 async def stored_feed(client: GameClient, game: str) -> list[bytes]:
     """The game's public feed as a late joiner replays it from the stream, oldest first."""
-    from nats.js.errors import NotFoundError
-
-    from services.topology import FEED, feed_subject
-    found, seq = [], 1
-    while True:
-        try:
-            msg = await client.js.get_msg(FEED, seq=seq, subject=feed_subject(game), next=True)
-        except NotFoundError:
-            return found
-        found.append(msg.data)
-        seq = msg.seq + 1
+    return [msg.data for msg in await _stored(client, FEED, feed_subject(game))]
