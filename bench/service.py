@@ -3,6 +3,10 @@
 Reports sustained commands per second, p50/p99 latency from a command's publish to
 its batch in the log, and, on the same server in the same run, the raw ceiling:
 nats-py JetStream publish_async appends per second of log-sized messages.
+
+The table runs in one process and the dealer and scoring in another, as
+`zioncheck serve` runs them; a second synced run adds the projector to the second
+process, the whole deployment of the views beside the game services.
 """
 import asyncio
 import random
@@ -24,7 +28,7 @@ from services.client import GameClient
 from services.embedded import NatsServer
 from services.observability import configure_logging
 
-GAMES, PLAYERS, SECONDS = 24, 4, 15.0
+GAMES, PLAYERS, SECONDS = 32, 4, 15.0
 TARGET_RATE, TARGET_P99_MS, TARGET_RATIO = 2000, 50, 0.15
 PROFILE: list[str] = []  # e.g. ["-m", "cProfile", "-o", "table.prof"] to profile the services
 
@@ -86,14 +90,15 @@ async def raw_ceiling(url: str, count: int = 20_000, window: int = 512) -> float
     return rate
 
 
-def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True) -> dict:
+def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False) -> dict:
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
         server = NatsServer(Path(store) / "jetstream", sync_always=sync_always)
         # The services run in their own processes, as in production: the table alone in one.
+        others = ["dealer", "scoring", *(["projector"] if projector else [])]
         services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "cli.main", "serve", *names,
                                       "--nats-url", server.url, "--log-level", "warning"], stdout=subprocess.PIPE)
-                    for names in (["table"], ["dealer", "scoring", "projector"])]
+                    for names in (["table"], others)]
         try:
             for process in services:
                 assert b"serving" in process.stdout.readline()
@@ -109,17 +114,21 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True)
 
 
 def run() -> list[Row]:
-    """Both disk settings: every append synced (the embedded default) and the server's own interval."""
+    """Every append synced to disk (the embedded default), then with the projector too, then the
+    server's own sync interval."""
     rows = []
-    for sync_always, label in ((True, "sync always"), (False, "sync default")):
-        r = main(sync_always=sync_always)
+    for sync_always, projector, label in ((True, False, "sync always"), (True, True, "sync always, + projector"),
+                                          (False, False, "sync default")):
+        r = main(sync_always=sync_always, projector=projector)
         load = f"{GAMES} concurrent 4-bot games over NATS, {label}"
+        targeted = sync_always and not projector
         rows += [
-            Row(f"service ({label})", r["rate"], "commands/s", load, TARGET_RATE if sync_always else None,
-                f"raw ceiling {r['raw']:,.0f} appends/s: ratio {r['ratio']:.2f} (target >= {TARGET_RATIO})"),
+            Row(f"service ({label})", r["rate"], "commands/s", load, TARGET_RATE if targeted else None,
+                f"raw ceiling {r['raw']:,.0f} appends/s: ratio {r['ratio']:.2f}"
+                + (f" (target >= {TARGET_RATIO})" if targeted else "")),
             Row(f"  p50 ({label})", r["p50_ms"], "ms", "publish to its batch in the log"),
             Row(f"  p99 ({label})", r["p99_ms"], "ms", "publish to its batch in the log",
-                TARGET_P99_MS if sync_always else None, at_most=True),
+                TARGET_P99_MS if targeted else None, at_most=True),
         ]
     return rows
 

@@ -43,7 +43,11 @@ PARAMETERS = {
     "game": {"description": "The game id: one subject token of letters, digits, - and _ (at most 64 characters).",
              "examples": ["table-7"]},
     "seat": {"description": "A seat number, 0 to the game's players - 1.", "examples": ["2"]},
+    "kind": {"description": ("`hand` for a batch that starts the game or ends a hand, `move` for any other. "
+                             "Subscribe to zc.log.<game>.* for a game's whole log, in order."),
+             "enum": ["hand", "move"], "examples": ["move"]},
 }
+KIND = "{kind}"
 SCHEMAS = "#/components/schemas/{name}"
 
 
@@ -102,6 +106,8 @@ LOG_ID = Header("Nats-Msg-Id", "<game>:<cause>: the table's append id, one batch
 LOG_GUARD = Header("Nats-Expected-Last-Subject-Sequence", (
     "The log's previous sequence for this game when the table appended: the single-writer guard."),
     required=True, pattern="^[0-9]+$")
+LOG_GUARD_SUBJECT = Header("Nats-Expected-Last-Subject-Sequence-Subject", (
+    "zc.log.<game>.*: the guard counts both kinds of the game's batches."), required=True)
 SCORE_ID = Header("Nats-Msg-Id", "score:<game>:<hand>: one score message per hand.", required=True)
 FEED_ID = Header("Nats-Msg-Id", (
     "feed:<game>:<seq>: one message per log batch; a rebuild (zioncheck rebuild-views --feed) "
@@ -115,10 +121,11 @@ CHANNELS = {
         f"Commands for one game (stream {COMMANDS}). The stream sequence totally orders a game's "
         "commands; the publish ack's seq is the command's number, which comes back as the `cause` "
         "of its outcome.")),
-    "log": Channel(log_subject(GAME), "Game log", (
+    "log": Channel(log_subject(GAME, KIND), "Game log", (
         f"The game log (stream {LOG}): append-only, written by the table only, one Batch per "
         "command of a started game, accepted or refused (R18). `cause` is the command's publish "
-        "ack seq. It holds every hand's cards: give it to trusted platforms only.")),
+        "ack seq. Follow zc.log.<game>.* for all of it; zc.log.*.hand carries only the batches "
+        "that start a game or end a hand. It holds every hand's cards: give it to trusted platforms only.")),
     "scores": Channel(score_subject(GAME), "Scores", f"Per-hand scores and running totals (stream {SCORES})."),
     "rejected": Channel(rejected_subject(GAME), "Refusals outside a game", (
         "Core NATS, not stored: refusals of commands for a game that was never started (a "
@@ -165,7 +172,8 @@ MESSAGES = [
     Message("sendCommand", SeatCommand, "A seat's move (SCENARIOS.md).", (COMMAND_ID,), name="SeatCommand"),
     Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
             (DEALER_ROLE, DEALER_ID), name="DealerCommand"),
-    Message("receiveLog", Batch, "The events one command caused, appended atomically.", (LOG_ID, LOG_GUARD)),
+    Message("receiveLog", Batch, "The events one command caused, appended atomically.",
+            (LOG_ID, LOG_GUARD, LOG_GUARD_SUBJECT)),
     Message("receiveScores", HandScored, "One hand's scores, once per hand (R15, R16).", (SCORE_ID,)),
     Message("receiveRejected", Rejected, "A refusal (R18) of a command for a game that was never started.", (CAUSE,)),
     Message("receiveStandings", Standings, "A game's standings (R17)."),

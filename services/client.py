@@ -10,8 +10,7 @@ import msgspec
 import nats
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
-from nats.js.errors import KeyNotFoundError
+from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from contracts.commands import Command
 from contracts.events import Rejected
@@ -19,7 +18,11 @@ from contracts.log import Batch, decode_batch, encode
 from contracts.scores import Standings
 from domain import GameState, fold
 from services.embedded import server_list
-from services.topology import ROLE_HEADER, STANDINGS, command_subject, log_subject, rejected_subject
+from services.game_log import read_batches
+from services.topology import (BATCH_HEADER, LOG, ROLE_HEADER, STANDINGS, command_subject, log_subject,
+                               rejected_subject)
+
+RECHECK = 5.0   # seconds a wait goes before asking the stream whether a batch was missed
 
 
 class GameClient:
@@ -67,7 +70,13 @@ class GameClient:
 
 
 class Follower:
-    """A game's log as it grows: its batches in order, the folded state, each command's outcome."""
+    """A game's log as it grows: its batches in order, the folded state, each command's outcome.
+
+    Batches come live over core NATS: a JetStream consumer per follower cost the server
+    more than the table's own appends. Core NATS may drop a message, so each batch's
+    number (header Zc-Batch) is checked: a gap, or a wait that finds the stream ahead,
+    reads the missing batches back from the stream. History comes from the stream too.
+    """
 
     def __init__(self, game: str):
         self.game = game
@@ -76,18 +85,55 @@ class Follower:
         self.outcomes: dict[int, list] = {}
         self.arrived: dict[int, float] = {}   # perf_counter() when each outcome arrived
         self._changed = asyncio.Condition()
+        self._ahead: dict[int, Batch] = {}    # batches that came before an earlier one
+        self._reading = False
         self._subs = []
+        self._js: JetStreamContext | None = None
 
     async def start(self, client: GameClient) -> None:
-        self._subs.append(await client.js.subscribe(log_subject(self.game), cb=self._on_batch,
-                                                    ordered_consumer=True, deliver_policy=DeliverPolicy.ALL))
+        self._js = client.js
+        self._subs.append(await client.nc.subscribe(log_subject(self.game), cb=self._on_batch))
         self._subs.append(await client.nc.subscribe(rejected_subject(self.game), cb=self._on_rejected))
+        await self._read_back()
 
     async def _on_batch(self, msg) -> None:
-        batch = decode_batch(msg.data)
-        self.batches.append(batch)
-        self.state = fold(self.state, batch.events)
-        await self._record(batch.cause, batch.events)
+        number = int((msg.headers or {}).get(BATCH_HEADER, len(self.batches) + 1))
+        if number > len(self.batches):
+            self._ahead[number] = decode_batch(msg.data)
+        await self._apply_ready()
+        if self._ahead:
+            await self._read_back()
+
+    async def _read_back(self) -> None:
+        """Take from the stream every batch not seen yet (unless a reading is under way)."""
+        if self._reading:
+            return
+        self._reading = True
+        try:
+            for number, (_, batch) in enumerate(await read_batches(self._js, self.game), start=1):
+                if number > len(self.batches):
+                    self._ahead[number] = batch
+        finally:
+            self._reading = False
+        await self._apply_ready()
+
+    async def _behind(self) -> bool:
+        try:
+            last = await self._js.get_msg(LOG, subject=log_subject(self.game))
+        except NotFoundError:
+            return False
+        return int((last.headers or {}).get(BATCH_HEADER, 0)) > len(self.batches)
+
+    async def _apply_ready(self) -> None:
+        ready = []
+        while len(self.batches) + 1 in self._ahead:
+            batch = self._ahead.pop(len(self.batches) + 1)
+            self.batches.append(batch)
+            self.state = fold(self.state, batch.events)
+            ready.append(batch)
+        self._ahead = {n: b for n, b in self._ahead.items() if n > len(self.batches)}
+        for batch in ready:
+            await self._record(batch.cause, batch.events)
 
     async def _on_rejected(self, msg) -> None:
         cause = int((msg.headers or {}).get("Zc-Cause", "0"))
@@ -99,17 +145,26 @@ class Follower:
             self.outcomes[cause] = events
             self._changed.notify_all()
 
-    async def wait_until(self, predicate, timeout: float = 30.0):
+    async def wait_until(self, predicate, timeout: float | None = 30.0):
         """Wait until predicate(self) is true; returns its value."""
-        async with self._changed:
-            return await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self)), timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = RECHECK if deadline is None else min(RECHECK, deadline - time.monotonic())
+            try:
+                async with self._changed:
+                    return await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self)), max(left, 0))
+            except TimeoutError:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+            if await self._behind():  # a batch dropped on the way, with none after it to show the gap
+                await self._read_back()
 
     async def outcome(self, cause: int, timeout: float = 30.0) -> list:
         """The events the command with this sequence produced (one Rejected when refused)."""
         await self.wait_until(lambda f: cause in f.outcomes, timeout)
         return self.outcomes[cause]
 
-    async def changed(self, timeout: float = 30.0) -> None:
+    async def changed(self, timeout: float | None = 30.0) -> None:
         seen = len(self.batches)
         await self.wait_until(lambda f: len(f.batches) > seen, timeout)
 

@@ -1,8 +1,8 @@
 """The game log in JetStream: reading a game's batches and appending as its single writer.
 
-Every append names the log's last sequence for the game's subject
-(Nats-Expected-Last-Subject-Sequence), so a second writer cannot fork the log,
-and a Msg-Id, so a retried append is recognised as already done.
+Every append names the log's last sequence for the game's subjects
+(Nats-Expected-Last-Subject-Sequence over zc.log.<game>.*), so a second writer
+cannot fork the log, and a Msg-Id, so a retried append is recognised as already done.
 """
 from dataclasses import dataclass, field
 
@@ -10,9 +10,10 @@ from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
 from nats.js.errors import BadRequestError, NotFoundError
 
+from contracts.events import GameStarted, HandEnded
 from contracts.log import Batch, decode_batch, encode
 from domain import GameState, fold
-from services.topology import LOG, log_subject
+from services.topology import BATCH_HEADER, LOG, LOG_SUBJECTS, game_of, log_subject
 
 WRONG_LAST_SEQUENCE = 10071
 
@@ -28,11 +29,12 @@ class GameLog:
     last_seq: int = 0        # stream sequence of the game's last log message
     applied: int = 0         # commands-stream sequence of the last command applied
     batches: int = 0
+    in_order_since: int | None = None  # the table's delivery epoch in which it last read the commands stream
 
 
-async def read_batches(js: JetStreamContext, game: str) -> list[tuple[int, Batch]]:
-    """Every batch of a game's log with its stream sequence, oldest first."""
-    subject = log_subject(game)
+async def read_batches(js: JetStreamContext, game: str, kind: str = "*") -> list[tuple[int, Batch]]:
+    """Every batch of a game's log (or of one kind) with its stream sequence, oldest first."""
+    subject = log_subject(game, kind)
     try:
         last = await js.get_msg(LOG, subject=subject)
     except NotFoundError:
@@ -48,11 +50,33 @@ async def read_batches(js: JetStreamContext, game: str) -> list[tuple[int, Batch
     return found
 
 
+async def stored_games(js: JetStreamContext) -> dict[str, int]:
+    """Every game with a log, and how many batches it holds."""
+    try:
+        info = await js.stream_info(LOG, subjects_filter=LOG_SUBJECTS)
+    except NotFoundError:
+        return {}
+    counts: dict[str, int] = {}
+    for subject, count in (info.state.subjects or {}).items():
+        counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
+    return dict(sorted(counts.items()))
+
+
 async def load(js: JetStreamContext, game: str) -> GameLog:
     log = GameLog(game=game)
     for seq, batch in await read_batches(js, game):
         _advance(log, seq, batch)
     return log
+
+
+async def catch_up(js: JetStreamContext, log: GameLog) -> None:
+    """Fold the batches another writer appended after this copy's last one."""
+    while True:
+        try:
+            msg = await js.get_msg(LOG, seq=log.last_seq + 1, subject=log_subject(log.game), next=True)
+        except NotFoundError:
+            return
+        _advance(log, msg.seq, decode_batch(msg.data))
 
 
 def _advance(log: GameLog, seq: int, batch: Batch) -> None:
@@ -65,10 +89,12 @@ def _advance(log: GameLog, seq: int, batch: Batch) -> None:
 async def append(js: JetStreamContext, log: GameLog, batch: Batch) -> None:
     """Append one batch as the game's next message, or raise LogConflict."""
     msg_id = f"{log.game}:{batch.cause}"
-    headers = {"Nats-Expected-Last-Subject-Sequence": str(log.last_seq), "Nats-Msg-Id": msg_id}
     subject = log_subject(log.game)
+    headers = {"Nats-Expected-Last-Subject-Sequence": str(log.last_seq),
+               "Nats-Expected-Last-Subject-Sequence-Subject": subject, "Nats-Msg-Id": msg_id,
+               BATCH_HEADER: str(log.batches + 1)}
     try:
-        ack = await js.publish(subject, encode(batch), headers=headers)
+        ack = await js.publish(log_subject(log.game, _kind(batch)), encode(batch), headers=headers)
         seq = ack.seq
     except BadRequestError as error:
         if error.err_code != WRONG_LAST_SEQUENCE:
@@ -80,3 +106,7 @@ async def append(js: JetStreamContext, log: GameLog, batch: Batch) -> None:
             raise LogConflict(f"game {log.game}: the log moved past sequence {log.last_seq}") from None
         seq = last.seq
     _advance(log, seq, batch)
+
+
+def _kind(batch: Batch) -> str:
+    return "hand" if any(isinstance(e, (GameStarted, HandEnded)) for e in batch.events) else "move"

@@ -8,8 +8,8 @@ from nats.js.errors import KeyNotFoundError, NotFoundError
 from contracts.log import Entry, entries_of
 from contracts.scores import Standings
 from services.embedded import nats_url, server_list
-from services.game_log import read_batches
-from services.topology import LOG, STANDINGS, game_of
+from services.game_log import read_batches, stored_games
+from services.topology import STANDINGS
 
 
 def read_game_log(game: str, url: str | None) -> list[Entry]:
@@ -41,25 +41,20 @@ async def _list(url: str):
     nc = await nats.connect(server_list(url))
     js = nc.jetstream()
     try:
-        try:
-            info = await js.stream_info(LOG, subjects_filter="zc.log.>")
-        except NotFoundError:
-            return []
-        subjects = info.state.subjects or {}
+        games = await stored_games(js)
         try:
             kv = await js.key_value(STANDINGS)
         except NotFoundError:
             kv = None
-        games = []
-        for subject, count in sorted(subjects.items()):
-            game = game_of(subject)
+        listed = []
+        for game, count in games.items():
             standings = None
             if kv is not None:
                 try:
                     standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
                 except KeyNotFoundError:
                     pass
-            games.append((game, count, standings))
-        return games
+            listed.append((game, count, standings))
+        return listed
     finally:
         await nc.close()

@@ -7,7 +7,6 @@ import structlog
 from msgspec.structs import replace
 from nats.js import JetStreamContext
 
-from contracts.events import GameEnded, GameStarted, HandEnded
 from contracts.log import Batch, encode
 from contracts.scores import Standings
 from engine import standings as fold_standings
@@ -19,6 +18,8 @@ log = structlog.get_logger("scoring")
 
 
 class ScoringService:
+    """Fed the log's hand boundaries (zc.log.*.hand): a game's start, each hand's end."""
+
     def __init__(self, js: JetStreamContext):
         self.js = js
         self.games: dict[str, Standings | None] = {}
@@ -29,10 +30,8 @@ class ScoringService:
         standings = self.games[game]
         if standings is not None and seq <= standings.log_seq:
             return  # delivered again after a restart: already counted
-        notable = False
         for event in batch.events:
             standings, scored = fold_standings.apply(standings, event)
-            notable = notable or isinstance(event, (GameStarted, HandEnded, GameEnded))
             if scored is not None:
                 await self.js.publish(score_subject(game), encode(scored),
                                       headers={"Nats-Msg-Id": f"score:{game}:{scored.hand}"})
@@ -40,15 +39,14 @@ class ScoringService:
                 log.info("hand_scored", game=game, hand=scored.hand, scores=scored.scores, totals=scored.totals)
         if standings is not None:
             standings = replace(standings, log_seq=seq)
-            if notable:
-                kv = await self.js.key_value(STANDINGS)
-                await kv.put(game, encode(standings))
+            kv = await self.js.key_value(STANDINGS)
+            await kv.put(game, encode(standings))
         self.games[game] = standings
 
     async def _rebuild(self, game: str, before: int) -> None:
         """Fold the standings from the log up to, not including, stream sequence `before`."""
         standings = None
-        for seq, batch in await read_batches(self.js, game):
+        for seq, batch in await read_batches(self.js, game, "hand"):
             if seq >= before:
                 break
             for event in batch.events:

@@ -4,6 +4,8 @@ Commands arrive on zc.cmd.<game> through a durable consumer. For each one the
 table folds the game's log (cached), applies every earlier command of the game
 it has not applied yet (so delivery order, redelivery after a crash, or a second
 instance cannot reorder a game), decides, and appends the events as one batch.
+Reading the earlier commands from the stream is skipped while the deliveries
+themselves prove nothing was missed (services.game_queues).
 """
 import asyncio
 import time
@@ -12,6 +14,7 @@ from collections import defaultdict
 import msgspec
 import structlog
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from contracts.commands import Reshuffle
@@ -36,22 +39,36 @@ class TableService:
         self.games: dict[str, GameLog] = {}
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
-    async def handle(self, game: str, seq: int) -> None:
-        """Apply command `seq` of `game` and every earlier one not yet applied."""
+    async def handle(self, game: str, seq: int, delivered: Msg | None = None, epoch: int = 0) -> None:
+        """Apply command `seq` of `game` and every earlier one not yet applied.
+
+        `delivered` is the command's message as the consumer delivered it in `epoch`.
+        """
         async with self.locks[game]:
             for _ in range(5):
                 try:
-                    await self._catch_up(game, seq)
+                    await self._catch_up(game, seq, delivered, epoch)
                     return
                 except LogConflict as conflict:
                     LOG_CONFLICTS.inc()
                     log.warning("log_conflict", game=game, seq=seq, detail=str(conflict))
-                    self.games.pop(game, None)
+                    if game in self.games:  # fold what the other writer appended, then decide again
+                        self.games[game].in_order_since = None
+                        await game_log.catch_up(self.js, self.games[game])
+                except BaseException:
+                    if game in self.games:
+                        self.games[game].in_order_since = None  # the next command checks the stream again
+                    raise
             raise LogConflict(f"game {game}: gave up on command {seq} after repeated conflicts")
 
-    async def _catch_up(self, game: str, seq: int) -> None:
-        """Read the game's commands from the stream itself, in stream order, up to `seq`."""
+    async def _catch_up(self, game: str, seq: int, delivered: Msg | None, epoch: int) -> None:
+        """Read the game's commands from the stream itself, in stream order, up to `seq`;
+        or, when this epoch's deliveries already proved the game in order, take the delivered one."""
         state = await self._log(game)
+        if delivered is not None and epoch and state.in_order_since == epoch and state.applied < seq:
+            from_dealer = (delivered.headers or {}).get(ROLE_HEADER) == "dealer"
+            await self._apply(state, seq, delivered.data, from_dealer)
+            return
         while state.applied < seq:
             # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
             # stream, so what it returns is truly the next command (or nothing yet: retried).
@@ -59,6 +76,8 @@ class TableService:
                                             subject=command_subject(game), next=True, direct=True)
             from_dealer = (command.headers or {}).get(ROLE_HEADER) == "dealer"
             await self._apply(state, command.seq, command.data, from_dealer)
+        if delivered is not None:
+            state.in_order_since = epoch
 
     async def _log(self, game: str) -> GameLog:
         if game not in self.games:

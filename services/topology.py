@@ -2,7 +2,10 @@
 
     zc.cmd.<game>     commands, one subject per game (stream ZC_COMMANDS): the
                       stream sequence totally orders each game's commands
-    zc.log.<game>     the game log (stream ZC_LOG): append-only, written by the table only
+    zc.log.<game>.<kind>  the game log (stream ZC_LOG): append-only, written by the table
+                      only; kind `hand` for a batch that starts the game or ends a hand, `move`
+                      for any other. Follow zc.log.<game>.* for the whole log; the dealer and
+                      scoring read only zc.log.*.hand, a few batches a hand instead of hundreds
     zc.score.<game>   per-hand scores and totals (stream ZC_SCORES)
     zc.feed.<game>    the redacted public feed, one message per log batch with anything
                       public in it (stream ZC_FEED, contracts.feed.FeedBatch)
@@ -22,14 +25,22 @@ RESHUFFLE = "zc.dealer.reshuffle"
 # Deals, reshuffles and reveals are accepted only with this header set to "dealer";
 # in production, NATS permissions let only the dealer's account set it on zc.cmd.>.
 ROLE_HEADER = "Zc-Role"
+# Each log batch's number in its game's log, from 1: a reader on core NATS, which may drop
+# a message, sees a gap in these and reads the missing batches back from the stream.
+BATCH_HEADER = "Zc-Batch"
 
 
 def command_subject(game: str) -> str:
     return f"zc.cmd.{game}"
 
 
-def log_subject(game: str) -> str:
-    return f"zc.log.{game}"
+LOG_SUBJECTS = "zc.log.*.*"
+HAND_BOUNDARIES = "zc.log.*.hand"
+
+
+def log_subject(game: str, kind: str = "*") -> str:
+    """One kind of a game's log batches; by default all of them, in order (a filter)."""
+    return f"zc.log.{game}.{kind}"
 
 
 def score_subject(game: str) -> str:
@@ -53,7 +64,7 @@ def rejected_subject(game: str) -> str:
 
 
 def game_of(subject: str) -> str:
-    return subject.split(".", 2)[2]
+    return subject.split(".")[2]
 
 
 def valid_game_id(game: str) -> bool:
@@ -65,7 +76,7 @@ def stream_configs(replicas: int = 1) -> list[StreamConfig]:
     common = dict(storage=StorageType.FILE, num_replicas=replicas)
     return [
         StreamConfig(name=COMMANDS, subjects=["zc.cmd.*"], duplicate_window=120.0, allow_direct=True, **common),
-        StreamConfig(name=LOG, subjects=["zc.log.*"], deny_delete=True, deny_purge=True,
+        StreamConfig(name=LOG, subjects=[LOG_SUBJECTS], deny_delete=True, deny_purge=True,
                      duplicate_window=120.0, **common),
         StreamConfig(name=SCORES, subjects=["zc.score.*"], **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed.

@@ -7,18 +7,10 @@ from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from domain.views import Projection, advance, project
 from services.embedded import nats_url, server_list
-from services.game_log import read_batches
-from services.topology import (FEED, LOG, VIEWS, ensure_topology, feed_subject, game_of, public_view_key,
+from services.game_log import read_batches, stored_games
+from services.topology import (FEED, VIEWS, ensure_topology, feed_subject, public_view_key,
                                seat_view_key)
 from services.view_store import publish_feed, write_views
-
-
-async def stored_games(js: JetStreamContext) -> list[str]:
-    try:
-        info = await js.stream_info(LOG, subjects_filter="zc.log.>")
-    except NotFoundError:
-        return []
-    return sorted(game_of(subject) for subject in info.state.subjects or {})
 
 
 async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bool = False) -> dict[str, int]:

@@ -15,9 +15,9 @@ from nats.js.kv import KeyValue
 
 from contracts.log import Batch, entries_of, write_jsonl
 from domain.views import Projection, advance, feed_batch, public_view
-from services.game_log import read_batches
+from services.game_log import read_batches, stored_games
 from services.gateway.wire import GameSummary, ReplayStep
-from services.topology import LOG, VIEWS, game_of, log_subject, public_view_key, valid_game_id
+from services.topology import LOG, VIEWS, log_subject, public_view_key, valid_game_id
 
 IN_PLAY = ("the game is in play, and its log holds the cards of every hand: it is served once the game is over "
            "(watch it live on its public WebSocket)")
@@ -72,11 +72,7 @@ class Reads:
 
     async def summaries(self) -> list[GameSummary]:
         """Every stored game, the most recently changed first."""
-        try:
-            info = await self.js.stream_info(LOG, subjects_filter="zc.log.>")
-        except NotFoundError:
-            return []
-        counts = {game_of(subject): count for subject, count in (info.state.subjects or {}).items()}
+        counts = await stored_games(self.js)
         found = await asyncio.gather(*(self._summary(game, count) for game, count in counts.items()))
         return sorted(found, key=lambda s: (-(s.updated or 0), s.game_id))
 

@@ -89,3 +89,30 @@ async def test_two_tables_racing_on_one_game_apply_each_command_once_in_stream_o
     # Both are woken by the last command only: each must apply the earlier ones first, once.
     await asyncio.gather(*(table.handle(game, seqs[-1]) for table in tables))
     assert await causes(client, game) == [1, 2, *seqs]
+
+
+async def test_two_table_instances_sharing_the_consumer_play_concurrent_games_exactly_as_one_would(
+        nats_server, client):
+    """Each instance takes some deliveries of each game, so neither can trust its delivery order:
+    each reads every game's earlier commands from the stream before applying one."""
+    tables = [await Services().start(["table"], nats_server.url) for _ in range(2)]
+    others = await Services().start(["dealer", "scoring"], nats_server.url)
+    try:
+        games, plays = [], []
+        for index in range(3):
+            game = new_game()
+            follower = await client.follow(game)
+            await client.send(game, StartGame(game_id=game, players=2))
+            rng = random.Random(index)
+            games.append((game, follower))
+            plays.append(play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(2)}, rng))
+        await asyncio.wait_for(asyncio.gather(*plays), timeout=180)
+        for game, follower in games:
+            await follower.wait_until(lambda f: all(f.state.seeds), timeout=30)
+            causes = [b.cause for b in follower.batches]
+            assert causes == sorted(set(causes)), "a command was applied twice or out of order"
+            logged = [e for b in follower.batches for e in b.events]
+            assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+    finally:
+        for running in (*tables, others):
+            await running.stop()

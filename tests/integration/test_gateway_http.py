@@ -12,7 +12,7 @@ from contracts.log import read_jsonl
 from contracts.views import decode_public_view, decode_seat_view
 from services.embedded import free_port
 from services.gateway.wire import GameCreated, Outcome, ReplayStep
-from services.topology import LOG, log_subject
+from services.game_log import stored_games
 from gateway_helpers import (HANDS, bearer, eventually, finished_game, game_in_play, gateway, http,  # noqa: F401
                              token)
 
@@ -21,8 +21,7 @@ COMMITTED_OPENAPI = Path(__file__).parents[2] / "docs" / "openapi.json"
 
 async def logged(client, game: str) -> int:
     """How many batches the game's log holds."""
-    info = await client.js.stream_info(LOG, subjects_filter=log_subject(game))
-    return (info.state.subjects or {}).get(log_subject(game), 0)
+    return (await stored_games(client.js)).get(game, 0)
 
 
 async def chunks(chunk: bytes, count: int):

@@ -1,0 +1,50 @@
+"""A follower gets every batch, in order, even when core NATS drops some on the way."""
+from contracts.commands import Discard, DrawStock
+from contracts.events import Discarded, StockDrawn
+from services import client as client_module
+from services.client import GameClient
+from services.topology import log_subject
+from over_nats import stacked_game
+
+HANDS = [["AS", "2S", "9D", "KH"], ["3S", "4S", "9C", "KD"]]
+STOCK = ["5S", "6S", "7S", "8S", "5H", "6H"]
+
+
+async def deaf_while(client: GameClient, follower, send) -> int:
+    """Run `send` while the follower hears nothing live, as if core NATS dropped it all."""
+    await follower._subs[0].unsubscribe()
+    seq = await send()
+    await client.nc.flush()
+    follower._subs[0] = await client.nc.subscribe(log_subject(follower.game), cb=follower._on_batch)
+    return seq
+
+
+async def test_a_batch_dropped_on_the_way_is_read_back_when_the_next_one_shows_the_gap(services, client):
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    dropped = await deaf_while(client, follower, lambda: client.send(follower.game, DrawStock(seat=0)))
+    later = await client.send(follower.game, Discard(seat=0, card="9D"))
+    [discarded] = await follower.outcome(later, timeout=10)
+    assert isinstance(discarded, Discarded)
+    assert isinstance(follower.outcomes[dropped][0], StockDrawn)
+    assert [b.cause for b in follower.batches][-2:] == [dropped, later]
+    assert len(follower.state.hands[0]) == 4, "drew one, discarded one: every batch folded once, in order"
+
+
+async def test_a_last_batch_dropped_is_found_by_asking_the_stream_while_waiting(services, client, monkeypatch):
+    monkeypatch.setattr(client_module, "RECHECK", 0.2)
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    dropped = await deaf_while(client, follower, lambda: client.send(follower.game, DrawStock(seat=0)))
+    [drawn] = await follower.outcome(dropped, timeout=10)
+    assert isinstance(drawn, StockDrawn)
+    assert follower.batches[-1].cause == dropped
+
+
+async def test_a_follower_joining_mid_game_reads_the_history_then_follows_live(services, client):
+    first = await stacked_game(client, 2, HANDS, STOCK)
+    await first.outcome(await client.send(first.game, DrawStock(seat=0)))
+    joiner = await client.follow(first.game)
+    assert joiner.batches == first.batches
+    seq = await client.send(first.game, Discard(seat=0, card="9D"))
+    await joiner.outcome(seq)
+    await first.outcome(seq)
+    assert joiner.batches == first.batches and joiner.state == first.state
