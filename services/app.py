@@ -2,10 +2,11 @@
 
 Each service gets its own FastStream broker (its own connection), so they can run
 together in one process (`zioncheck run`) or one per process (`zioncheck serve table`).
-The dealer, scoring and projector are FastStream subscribers; the table's commands,
-one message per move of every game, are fetched by a PullLoop on its broker's
-connection (services.consuming says why). Handlers decode, call the service, and
-settle; retries, sequences and headers live in the services' log writer, not here.
+The dealer and scoring, which read a few batches a hand, are FastStream subscribers;
+the table's commands and the projector's log batches, one message per move of every
+game, are fetched by a PullLoop on the broker's connection (services.consuming says
+why). Handlers decode, call the service, and settle; retries, sequences and headers
+live in the services' log writer, not here.
 """
 import msgspec
 import structlog
@@ -13,9 +14,10 @@ from faststream.nats import NatsBroker
 
 from contracts.dealer import ReshuffleRequest
 from contracts.log import decode_batch, encode
-from services.consuming import PullLoop, raw_message, settle, subscriber
+from services.consuming import PullLoop, raw_message, settle, settled, subscriber
 from services.dealer import DealerService
 from services.embedded import server_list
+from services.game_queues import EachAtOnce, GameQueues
 from services.projector import ProjectorService
 from services.scoring import ScoringService
 from services.table import TableService
@@ -29,15 +31,14 @@ class Holder:
     service = None
 
 
-def _table(broker: NatsBroker, holder: Holder, workers: int):
-    """No FastStream subscriber: the commands go to a PullLoop, started once connected."""
+def _table(broker: NatsBroker, holder: Holder):
     async def handle(game: str, raw, epoch: int) -> None:
         await holder.service.handle(game, raw.metadata.sequence.stream, raw, epoch)
-    return lambda js: PullLoop(js, "zc-table", "zc.cmd.*", COMMANDS, handle)
+    return lambda js: PullLoop(js, "zc-table", "zc.cmd.*", COMMANDS, GameQueues(settled(handle, "command")))
 
 
-def _dealer(broker: NatsBroker, holder: Holder, workers: int) -> None:
-    @broker.subscriber(**subscriber("zc-dealer", HAND_BOUNDARIES, LOG, 1))
+def _dealer(broker: NatsBroker, holder: Holder) -> None:
+    @broker.subscriber(**subscriber("zc-dealer", HAND_BOUNDARIES, LOG))
     async def on_log(raw) -> None:
         await settle(raw, holder.service.on_log(game_of(raw.subject), decode_batch(raw.data)), "log")
 
@@ -47,20 +48,17 @@ def _dealer(broker: NatsBroker, holder: Holder, workers: int) -> None:
         return encode(await holder.service.on_reshuffle(request))
 
 
-def _scoring(broker: NatsBroker, holder: Holder, workers: int) -> None:
-    @broker.subscriber(**subscriber("zc-scoring", HAND_BOUNDARIES, LOG, 1))
+def _scoring(broker: NatsBroker, holder: Holder) -> None:
+    @broker.subscriber(**subscriber("zc-scoring", HAND_BOUNDARIES, LOG))
     async def on_log(raw) -> None:
         work = holder.service.on_log(game_of(raw.subject), raw.metadata.sequence.stream, decode_batch(raw.data))
         await settle(raw, work, "log")
 
 
-def _projector(broker: NatsBroker, holder: Holder, workers: int) -> None:
-    # Several workers: the service orders each game's batches itself (a lock and a catch-up per game).
-    @broker.subscriber(**subscriber("zc-projector", LOG_SUBJECTS, LOG, workers))
-    async def on_log(raw) -> None:
-        work = holder.service.on_log(game_of(raw.subject), raw.metadata.sequence.stream, raw.headers,
-                                     decode_batch(raw.data))
-        await settle(raw, work, "log")
+def _projector(broker: NatsBroker, holder: Holder):
+    async def handle(game: str, raw, epoch: int) -> None:
+        await holder.service.on_log(game, raw.metadata.sequence.stream, raw.headers, decode_batch(raw.data))
+    return lambda js: PullLoop(js, "zc-projector", LOG_SUBJECTS, LOG, EachAtOnce(settled(handle, "log")))
 
 
 _REGISTER = {"table": _table, "dealer": _dealer, "scoring": _scoring, "projector": _projector}
@@ -80,13 +78,13 @@ class Services:
         self.loops: list[PullLoop] = []
         self.by_name: dict[str, object] = {}
 
-    async def start(self, names, url: str, workers: int = 32, replicas: int = 1) -> "Services":
+    async def start(self, names, url: str, replicas: int = 1) -> "Services":
         for name in names:
             if name not in _REGISTER:
                 raise ValueError(f"unknown service {name!r} (choose from {', '.join(SERVICES)})")
             holder = Holder()
             broker = NatsBroker(server_list(url), logger=None)
-            pulled = _REGISTER[name](broker, holder, workers)
+            pulled = _REGISTER[name](broker, holder)  # FastStream subscribers, or a PullLoop to start
             await broker.connect()
             state = broker.config.connection_state
             await ensure_topology(state.stream, replicas)

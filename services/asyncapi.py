@@ -32,7 +32,7 @@ from contracts.feed import FeedBatch
 from contracts.log import Batch
 from contracts.scores import HandScored, Standings
 from contracts.views import PublicView, SeatView
-from services.topology import (COMMANDS, FEED, LOG, RESHUFFLE, ROLE_HEADER, SCORES, STANDINGS, VIEWS,
+from services.topology import (BATCH_HEADER, COMMANDS, FEED, LOG, RESHUFFLE, ROLE_HEADER, SCORES, STANDINGS, VIEWS,
                                command_subject, feed_subject, log_subject, public_view_key, rejected_subject,
                                score_subject, seat_view_key, stream_configs)
 
@@ -106,6 +106,9 @@ LOG_ID = Header("Nats-Msg-Id", "<game>:<cause>: the table's append id, one batch
 LOG_GUARD = Header("Nats-Expected-Last-Subject-Sequence", (
     "The log's previous sequence for this game when the table appended: the single-writer guard."),
     required=True, pattern="^[0-9]+$")
+LOG_NUMBER = Header(BATCH_HEADER, (
+    "The batch's number in its game's log, from 1: a reader on zc.live.<game>.* that sees a gap "
+    "reads the missing batches back from the stream."), required=True, pattern="^[1-9][0-9]*$")
 LOG_GUARD_SUBJECT = Header("Nats-Expected-Last-Subject-Sequence-Subject", (
     "zc.log.<game>.*: the guard counts both kinds of the game's batches."), required=True)
 SCORE_ID = Header("Nats-Msg-Id", "score:<game>:<hand>: one score message per hand.", required=True)
@@ -125,7 +128,10 @@ CHANNELS = {
         f"The game log (stream {LOG}): append-only, written by the table only, one Batch per "
         "command of a started game, accepted or refused (R18). `cause` is the command's publish "
         "ack seq. Follow zc.log.<game>.* for all of it; zc.log.*.hand carries only the batches "
-        "that start a game or end a hand. It holds every hand's cards: give it to trusted platforms only.")),
+        "that start a game or end a hand. Once stored, each batch is republished on core NATS at "
+        "zc.live.<game>.<kind> (headers Nats-Sequence and Zc-Batch added): the cheap way to follow "
+        "a game live. A core subscriber on zc.log.> would also hear appends the stream refused. "
+        "It holds every hand's cards: give it to trusted platforms only.")),
     "scores": Channel(score_subject(GAME), "Scores", f"Per-hand scores and running totals (stream {SCORES})."),
     "rejected": Channel(rejected_subject(GAME), "Refusals outside a game", (
         "Core NATS, not stored: refusals of commands for a game that was never started (a "
@@ -173,7 +179,7 @@ MESSAGES = [
     Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
             (DEALER_ROLE, DEALER_ID), name="DealerCommand"),
     Message("receiveLog", Batch, "The events one command caused, appended atomically.",
-            (LOG_ID, LOG_GUARD, LOG_GUARD_SUBJECT)),
+            (LOG_ID, LOG_GUARD, LOG_GUARD_SUBJECT, LOG_NUMBER)),
     Message("receiveScores", HandScored, "One hand's scores, once per hand (R15, R16).", (SCORE_ID,)),
     Message("receiveRejected", Rejected, "A refusal (R18) of a command for a game that was never started.", (CAUSE,)),
     Message("receiveStandings", Standings, "A game's standings (R17)."),

@@ -19,8 +19,8 @@ from contracts.scores import Standings
 from domain import GameState, fold
 from services.embedded import server_list
 from services.game_log import read_batches
-from services.topology import (BATCH_HEADER, LOG, ROLE_HEADER, STANDINGS, command_subject, log_subject,
-                               rejected_subject)
+from services.topology import (BATCH_HEADER, LOG, ROLE_HEADER, STANDINGS, command_subject, live_subject,
+                               log_subject, rejected_subject)
 
 RECHECK = 5.0   # seconds a wait goes before asking the stream whether a batch was missed
 
@@ -72,10 +72,11 @@ class GameClient:
 class Follower:
     """A game's log as it grows: its batches in order, the folded state, each command's outcome.
 
-    Batches come live over core NATS: a JetStream consumer per follower cost the server
-    more than the table's own appends. Core NATS may drop a message, so each batch's
-    number (header Zc-Batch) is checked: a gap, or a wait that finds the stream ahead,
-    reads the missing batches back from the stream. History comes from the stream too.
+    Batches come live on zc.live.<game>.*, where the server republishes what the log
+    stored: a JetStream consumer per follower cost the server more than the table's own
+    appends. Core NATS may drop a message, so each batch's number (header Zc-Batch) is
+    checked: a gap, or a wait that finds the stream ahead, reads the missing batches
+    back from the stream. History comes from the stream too.
     """
 
     def __init__(self, game: str):
@@ -92,7 +93,7 @@ class Follower:
 
     async def start(self, client: GameClient) -> None:
         self._js = client.js
-        self._subs.append(await client.nc.subscribe(log_subject(self.game), cb=self._on_batch))
+        self._subs.append(await client.nc.subscribe(live_subject(self.game), cb=self._on_batch))
         self._subs.append(await client.nc.subscribe(rejected_subject(self.game), cb=self._on_rejected))
         await self._read_back()
 

@@ -3,10 +3,10 @@ a plain pull loop for the busy ones, and one way to settle a message.
 
 FastStream runs each message through its middlewares and dependency injection. For
 the dealer and scoring, which see a few batches a hand, that costs nothing; for the
-table, which sees every command, it cost more than deciding and appending the command
-(about half the table's CPU; docs/benchmarks.md). So the table's consumer is worked by
-PullLoop: the same durable pull consumer, fetched by nats-py on the broker's own
-connection, each fetch handed whole to per-game queues.
+table and the projector, which see every move of every game, it cost more than their
+own work (about half the table's CPU). So their consumers are worked by PullLoop: the
+same durable pull consumer, fetched by nats-py on the broker's own connection, each
+fetch handed whole to per-game queues.
 """
 import asyncio
 import contextlib
@@ -21,7 +21,7 @@ from nats.errors import ConnectionClosedError
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig
 
-from services.game_queues import GameQueues
+from services.game_queues import EachAtOnce, GameQueues
 
 log = structlog.get_logger("services")
 FETCH = 256
@@ -39,11 +39,11 @@ async def raw_message(message: StreamMessage) -> Msg:
     return message.raw_message
 
 
-def subscriber(durable: str, subject: str, stream: str, workers: int) -> dict:
+def subscriber(durable: str, subject: str, stream: str) -> dict:
     """A FastStream pull subscriber's options; the handler settles each message itself."""
     return dict(subject=subject, stream=JStream(stream, declare=False), durable=durable,
                 pull_sub=PullSub(batch_size=64, timeout=PULL_SECONDS), ack_policy=AckPolicy.MANUAL,
-                max_workers=workers, decoder=raw_message, config=CONSUMER)
+                decoder=raw_message, config=CONSUMER)
 
 
 async def settle(raw: Msg, work: Awaitable[None], what: str) -> None:
@@ -60,12 +60,19 @@ async def settle(raw: Msg, work: Awaitable[None], what: str) -> None:
 Handler = Callable[[str, Msg, int], Awaitable[None]]
 
 
-class PullLoop:
-    """A durable pull consumer whose fetches go whole to per-game queues (services.game_queues)."""
+def settled(handler: Handler, what: str) -> Handler:
+    """The handler, each message acked or nakked once it is handled."""
+    return lambda game, raw, epoch: settle(raw, handler(game, raw, epoch), what)
 
-    def __init__(self, js: JetStreamContext, durable: str, subject: str, stream: str, handler: Handler):
+
+class PullLoop:
+    """A durable pull consumer whose fetches go whole to a dispatcher: per-game queues
+    (services.game_queues.GameQueues) or one task per message (EachAtOnce)."""
+
+    def __init__(self, js: JetStreamContext, durable: str, subject: str, stream: str,
+                 dispatch: GameQueues | EachAtOnce):
         self.js, self.durable, self.subject, self.stream = js, durable, subject, stream
-        self.queues = GameQueues(lambda game, raw, epoch: settle(raw, handler(game, raw, epoch), durable))
+        self.dispatch = dispatch
         self.pull = None
         self.task: asyncio.Task | None = None
         self.running = False
@@ -90,10 +97,10 @@ class PullLoop:
                 log.warning("fetch_failed", consumer=self.durable, error=repr(error))
                 await asyncio.sleep(0.5)
                 continue
-            self.queues.take(messages)
+            self.dispatch.take(messages)
 
     async def stop(self) -> None:
-        """Stop fetching and drop what is queued: unacked, it comes again."""
+        """Stop fetching and drop what is in hand: unacked, it comes again."""
         self.running = False
         if self.task is not None:
             self.task.cancel()
@@ -101,4 +108,4 @@ class PullLoop:
             # Unsubscribed, or the connection's drain would wait on its unread messages.
             with contextlib.suppress(ConnectionClosedError):
                 await self.pull.unsubscribe()
-        await self.queues.stop()
+        await self.dispatch.stop()

@@ -6,6 +6,9 @@
                       only; kind `hand` for a batch that starts the game or ends a hand, `move`
                       for any other. Follow zc.log.<game>.* for the whole log; the dealer and
                       scoring read only zc.log.*.hand, a few batches a hand instead of hundreds
+    zc.live.<game>.<kind>  each batch the log stored, republished by the server on core NATS
+                      (headers Nats-Sequence and Zc-Batch): a cheap live feed. A core
+                      subscriber on zc.log.> would also see appends the stream refused
     zc.score.<game>   per-hand scores and totals (stream ZC_SCORES)
     zc.feed.<game>    the redacted public feed, one message per log batch with anything
                       public in it (stream ZC_FEED, contracts.feed.FeedBatch)
@@ -16,7 +19,7 @@
                       and `<game>.seat.<n>` (SeatView); give a seat's key to that seat only
 """
 from nats.js import JetStreamContext
-from nats.js.api import StorageType, StreamConfig
+from nats.js.api import RePublish, StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 
 COMMANDS, LOG, SCORES, FEED = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED"
@@ -41,6 +44,11 @@ HAND_BOUNDARIES = "zc.log.*.hand"
 def log_subject(game: str, kind: str = "*") -> str:
     """One kind of a game's log batches; by default all of them, in order (a filter)."""
     return f"zc.log.{game}.{kind}"
+
+
+def live_subject(game: str, kind: str = "*") -> str:
+    """Where the server republishes what the log stored."""
+    return f"zc.live.{game}.{kind}"
 
 
 def score_subject(game: str) -> str:
@@ -77,7 +85,8 @@ def stream_configs(replicas: int = 1) -> list[StreamConfig]:
     return [
         StreamConfig(name=COMMANDS, subjects=["zc.cmd.*"], duplicate_window=120.0, allow_direct=True, **common),
         StreamConfig(name=LOG, subjects=[LOG_SUBJECTS], deny_delete=True, deny_purge=True,
-                     duplicate_window=120.0, **common),
+                     duplicate_window=120.0, republish=RePublish(src=LOG_SUBJECTS, dest=live_subject(
+                         "{{wildcard(1)}}", "{{wildcard(2)}}")), **common),
         StreamConfig(name=SCORES, subjects=["zc.score.*"], **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed.
         StreamConfig(name=FEED, subjects=["zc.feed.*"], duplicate_window=120.0, **common),

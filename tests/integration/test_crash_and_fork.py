@@ -99,13 +99,13 @@ async def test_two_table_instances_sharing_the_consumer_play_concurrent_games_ex
     others = await Services().start(["dealer", "scoring"], nats_server.url)
     try:
         games, plays = [], []
-        for index in range(3):
+        for index in range(2):
             game = new_game()
             follower = await client.follow(game)
-            await client.send(game, StartGame(game_id=game, players=2))
+            await client.send(game, StartGame(game_id=game, players=4))
             rng = random.Random(index)
             games.append((game, follower))
-            plays.append(play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(2)}, rng))
+            plays.append(play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(4)}, rng))
         await asyncio.wait_for(asyncio.gather(*plays), timeout=180)
         for game, follower in games:
             await follower.wait_until(lambda f: all(f.state.seeds), timeout=30)

@@ -1,9 +1,13 @@
 """A follower gets every batch, in order, even when core NATS drops some on the way."""
+import pytest
+from nats.js.errors import BadRequestError
+
 from contracts.commands import Discard, DrawStock
 from contracts.events import Discarded, StockDrawn
+from contracts.log import Batch, encode
 from services import client as client_module
 from services.client import GameClient
-from services.topology import log_subject
+from services.topology import BATCH_HEADER, live_subject, log_subject
 from over_nats import stacked_game
 
 HANDS = [["AS", "2S", "9D", "KH"], ["3S", "4S", "9C", "KD"]]
@@ -15,7 +19,7 @@ async def deaf_while(client: GameClient, follower, send) -> int:
     await follower._subs[0].unsubscribe()
     seq = await send()
     await client.nc.flush()
-    follower._subs[0] = await client.nc.subscribe(log_subject(follower.game), cb=follower._on_batch)
+    follower._subs[0] = await client.nc.subscribe(live_subject(follower.game), cb=follower._on_batch)
     return seq
 
 
@@ -48,3 +52,18 @@ async def test_a_follower_joining_mid_game_reads_the_history_then_follows_live(s
     await joiner.outcome(seq)
     await first.outcome(seq)
     assert joiner.batches == first.batches and joiner.state == first.state
+
+
+async def test_an_append_the_log_refuses_never_reaches_a_follower(services, client):
+    """A second writer's stale append is refused by the stream, yet core NATS carries it on
+    zc.log.>; followers hear only what the server republishes once stored."""
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    stale = Batch(cause=999_999, events=[StockDrawn(seat=1, card="KD")])
+    headers = {"Nats-Expected-Last-Subject-Sequence": "1", BATCH_HEADER: str(len(follower.batches) + 1),
+               "Nats-Expected-Last-Subject-Sequence-Subject": log_subject(follower.game)}
+    with pytest.raises(BadRequestError):
+        await client.js.publish(log_subject(follower.game, "move"), encode(stale), headers=headers)
+    seq = await client.send(follower.game, DrawStock(seat=0))
+    [drawn] = await follower.outcome(seq, timeout=10)
+    assert isinstance(drawn, StockDrawn) and drawn.seat == 0
+    assert all(batch.cause != 999_999 for batch in follower.batches)
