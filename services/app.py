@@ -2,10 +2,9 @@
 
 Each service gets its own FastStream broker (its own connection), so they can run
 together in one process (`zioncheck run`) or one per process (`zioncheck serve table`).
-The dealer and scoring, which read a few batches a hand, are FastStream subscribers;
-the table's commands and the projector's log batches, one message per move of every
-game, are fetched by a PullLoop on the broker's connection (services.consuming says
-why). Handlers decode, call the service, and settle; retries, sequences and headers
+The dealer, scoring and projector are FastStream subscribers; the table's commands,
+one message per move of every game, are fetched by a PullLoop on the broker's
+connection (services.consuming says why). Handlers decode, call the service, and settle; retries, sequences and headers
 live in the services' log writer, not here.
 """
 import msgspec
@@ -17,7 +16,7 @@ from contracts.log import decode_batch, encode
 from services.consuming import PullLoop, raw_message, settle, settled, subscriber
 from services.dealer import DealerService
 from services.embedded import server_list
-from services.game_queues import EachAtOnce, GameQueues
+from services.game_queues import GameQueues
 from services.projector import ProjectorService
 from services.scoring import ScoringService
 from services.table import TableService
@@ -55,10 +54,15 @@ def _scoring(broker: NatsBroker, holder: Holder) -> None:
         await settle(raw, work, "log")
 
 
-def _projector(broker: NatsBroker, holder: Holder):
-    async def handle(game: str, raw, epoch: int) -> None:
-        await holder.service.on_log(game, raw.metadata.sequence.stream, raw.headers, decode_batch(raw.data))
-    return lambda js: PullLoop(js, "zc-projector", LOG_SUBJECTS, LOG, EachAtOnce(settled(handle, "log")))
+def _projector(broker: NatsBroker, holder: Holder) -> None:
+    # Several workers: the service orders each game's batches itself (a lock and a catch-up per game),
+    # and batches folded while a write of the views waits share it. The workers bound how far the
+    # projector runs ahead: the fewer its writes, the more of the disk the game services get.
+    @broker.subscriber(**subscriber("zc-projector", LOG_SUBJECTS, LOG, workers=32))
+    async def on_log(raw) -> None:
+        work = holder.service.on_log(game_of(raw.subject), raw.metadata.sequence.stream, raw.headers,
+                                     decode_batch(raw.data))
+        await settle(raw, work, "log")
 
 
 _REGISTER = {"table": _table, "dealer": _dealer, "scoring": _scoring, "projector": _projector}

@@ -3,10 +3,10 @@ a plain pull loop for the busy ones, and one way to settle a message.
 
 FastStream runs each message through its middlewares and dependency injection. For
 the dealer and scoring, which see a few batches a hand, that costs nothing; for the
-table and the projector, which see every move of every game, it cost more than their
-own work (about half the table's CPU). So their consumers are worked by PullLoop: the
-same durable pull consumer, fetched by nats-py on the broker's own connection, each
-fetch handed whole to per-game queues.
+table, which sees every move of every game, it cost more than the table's own work
+(about half its CPU). So the table's consumer is worked by PullLoop: the same durable
+pull consumer, fetched by nats-py on the broker's own connection, each fetch handed
+whole to per-game queues (services.game_queues).
 """
 import asyncio
 import contextlib
@@ -21,7 +21,7 @@ from nats.errors import ConnectionClosedError
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig
 
-from services.game_queues import EachAtOnce, GameQueues
+from services.game_queues import GameQueues
 
 log = structlog.get_logger("services")
 FETCH = 256
@@ -39,11 +39,11 @@ async def raw_message(message: StreamMessage) -> Msg:
     return message.raw_message
 
 
-def subscriber(durable: str, subject: str, stream: str) -> dict:
+def subscriber(durable: str, subject: str, stream: str, workers: int = 1) -> dict:
     """A FastStream pull subscriber's options; the handler settles each message itself."""
     return dict(subject=subject, stream=JStream(stream, declare=False), durable=durable,
                 pull_sub=PullSub(batch_size=64, timeout=PULL_SECONDS), ack_policy=AckPolicy.MANUAL,
-                decoder=raw_message, config=CONSUMER)
+                max_workers=workers, decoder=raw_message, config=CONSUMER)
 
 
 async def settle(raw: Msg, work: Awaitable[None], what: str) -> None:
@@ -66,11 +66,9 @@ def settled(handler: Handler, what: str) -> Handler:
 
 
 class PullLoop:
-    """A durable pull consumer whose fetches go whole to a dispatcher: per-game queues
-    (services.game_queues.GameQueues) or one task per message (EachAtOnce)."""
+    """A durable pull consumer whose fetches go whole to per-game queues."""
 
-    def __init__(self, js: JetStreamContext, durable: str, subject: str, stream: str,
-                 dispatch: GameQueues | EachAtOnce):
+    def __init__(self, js: JetStreamContext, durable: str, subject: str, stream: str, dispatch: GameQueues):
         self.js, self.durable, self.subject, self.stream = js, durable, subject, stream
         self.dispatch = dispatch
         self.pull = None

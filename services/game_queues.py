@@ -1,5 +1,4 @@
-"""Delivered messages queued per game: one worker per game, all games at once;
-or, for a service that orders each game's messages itself, one task per message.
+"""Delivered messages queued per game: one worker per game, all games at once.
 
 A pull consumer hands over messages in batches. Each game's messages are worked
 one at a time in delivery order, while other games go on, and the fetch loop never
@@ -65,22 +64,3 @@ class GameQueues:
             worker.cancel()
         await asyncio.gather(*self.workers, return_exceptions=True)
 
-
-class EachAtOnce:
-    """One task per message, all at once: the service orders each game's messages itself
-    (the projector, whose batches folded close together share one write of the views)."""
-
-    def __init__(self, work: Work):
-        self.work = work
-        self.tasks: set[asyncio.Task] = set()
-
-    def take(self, messages: list[Msg]) -> None:
-        for msg in messages:
-            task = asyncio.create_task(self.work(game_of(msg.subject), msg, 0))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
-
-    async def stop(self) -> None:
-        for task in list(self.tasks):
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
