@@ -1,8 +1,9 @@
 """Service benchmark: concurrent bot games through the real services on an embedded NATS.
 
 Reports sustained commands per second, p50/p99 latency from a command's publish to
-its batch in the log, and, on the same server in the same run, the raw ceiling:
-nats-py JetStream publish_async appends per second of log-sized messages.
+its batch in the log, and, on the same server in the same run, two ceilings: nats-py
+JetStream publish_async appends per second of log-sized messages, and a bare chain of
+a command's two synced appends (its publish, then its batch) at the same concurrency.
 
 The table runs in one process and the dealer and scoring in another, as
 `zioncheck serve` runs them; a second synced run adds the projector to the second
@@ -28,7 +29,7 @@ from services.client import GameClient
 from services.embedded import NatsServer
 from services.observability import configure_logging
 
-GAMES, PLAYERS, SECONDS = 48, 4, 15.0
+GAMES, PLAYERS, SECONDS = 32, 4, 15.0
 TARGET_RATE, TARGET_P99_MS, TARGET_RATIO = 2000, 50, 0.15
 PROFILE: list[str] = []  # e.g. ["-m", "cProfile", "-o", "table.prof"] to profile the services
 
@@ -90,6 +91,30 @@ async def raw_ceiling(url: str, count: int = 20_000, window: int = 512) -> float
     return rate
 
 
+async def chain_ceiling(url: str, chains: int, seconds: float = 5.0) -> float:
+    """A command's two synced appends with no service between them, per second: each of
+    `chains` requesters publishes a command-sized message to one stream, waits for its ack,
+    then a batch-sized one to another, and again."""
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    for name in ("BENCH_CMD", "BENCH_LOG"):
+        await js.add_stream(StreamConfig(name=name, subjects=[f"{name.lower()}.*"], storage=StorageType.FILE))
+    done, stop = 0, time.perf_counter() + seconds
+
+    async def chain(index: int) -> None:
+        nonlocal done
+        while time.perf_counter() < stop:
+            await js.publish(f"bench_cmd.{index}", b"c" * 40)
+            await js.publish(f"bench_log.{index}", b"b" * 160)
+            done += 1
+
+    started = time.perf_counter()
+    await asyncio.gather(*(chain(i) for i in range(chains)))
+    rate = done / (time.perf_counter() - started)
+    await nc.close()
+    return rate
+
+
 def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False) -> dict:
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
@@ -104,6 +129,7 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
                 assert b"serving" in process.stdout.readline()
             run = asyncio.run(services_run(server.url, games, seconds))
             run["raw"] = asyncio.run(raw_ceiling(server.url))
+            run["chain"] = asyncio.run(chain_ceiling(server.url, games))
         finally:
             for process in services:
                 process.terminate()
@@ -125,7 +151,8 @@ def run() -> list[Row]:
         rows += [
             Row(f"service ({label})", r["rate"], "commands/s", load, TARGET_RATE if targeted else None,
                 f"raw ceiling {r['raw']:,.0f} appends/s: ratio {r['ratio']:.2f}"
-                + (f" (target >= {TARGET_RATIO})" if targeted else "")),
+                + (f" (target >= {TARGET_RATIO})" if targeted else "")
+                + f"; bare two-append chain {r['chain']:,.0f}/s: {r['rate'] / r['chain']:.0%} of it"),
             Row(f"  p50 ({label})", r["p50_ms"], "ms", "publish to its batch in the log"),
             Row(f"  p99 ({label})", r["p99_ms"], "ms", "publish to its batch in the log",
                 TARGET_P99_MS if targeted else None, at_most=True),
