@@ -3,7 +3,7 @@
 Each service gets its own FastStream broker (its own connection), so they can run
 together in one process (`zioncheck run`) or one per process (`zioncheck serve table`).
 The dealer, scoring and projector are FastStream subscribers; the table's commands,
-one message per move of every game, are fetched by a PullLoop on the broker's
+one message per move of every game, come through a DirectConsumer on the broker's
 connection (services.consuming says why). Handlers decode, call the service, and settle; retries, sequences and headers
 live in the services' log writer, not here.
 """
@@ -13,7 +13,7 @@ from faststream.nats import NatsBroker
 
 from contracts.dealer import ReshuffleRequest
 from contracts.log import decode_batch, encode
-from services.consuming import PullLoop, raw_message, settle, settled, subscriber
+from services.consuming import DirectConsumer, raw_message, settle, settled, subscriber
 from services.dealer import DealerService
 from services.embedded import server_list
 from services.game_queues import GameQueues
@@ -33,7 +33,7 @@ class Holder:
 def _table(broker: NatsBroker, holder: Holder):
     async def handle(game: str, raw, epoch: int) -> None:
         await holder.service.handle(game, raw.metadata.sequence.stream, raw, epoch)
-    return lambda js: PullLoop(js, "zc-table", "zc.cmd.*", COMMANDS, GameQueues(settled(handle, "command")))
+    return lambda js: DirectConsumer(js, "zc-tables", "zc.cmd.*", COMMANDS, GameQueues(settled(handle, "command")))
 
 
 def _dealer(broker: NatsBroker, holder: Holder) -> None:
@@ -79,7 +79,7 @@ class Services:
 
     def __init__(self):
         self.brokers: list[NatsBroker] = []
-        self.loops: list[PullLoop] = []
+        self.direct: list[DirectConsumer] = []
         self.by_name: dict[str, object] = {}
 
     async def start(self, names, url: str, replicas: int = 1) -> "Services":
@@ -88,24 +88,24 @@ class Services:
                 raise ValueError(f"unknown service {name!r} (choose from {', '.join(SERVICES)})")
             holder = Holder()
             broker = NatsBroker(server_list(url), logger=None)
-            pulled = _REGISTER[name](broker, holder)  # FastStream subscribers, or a PullLoop to start
+            direct = _REGISTER[name](broker, holder)  # FastStream subscribers, or a DirectConsumer to start
             await broker.connect()
             state = broker.config.connection_state
             await ensure_topology(state.stream, replicas)
             holder.service = _BUILD[name](state.connection, state.stream)
             await broker.start()
             self.brokers.append(broker)
-            if pulled is not None:
-                self.loops.append(pulled(state.stream))
-                await self.loops[-1].start()
+            if direct is not None:
+                self.direct.append(direct(state.stream))
+                await self.direct[-1].start()
             self.by_name[name] = holder.service
             log.info("service_started", service=name, nats=url)
         return self
 
     async def stop(self) -> None:
-        for loop in self.loops:
-            await loop.stop()
-        self.loops.clear()
+        for consumer in self.direct:
+            await consumer.stop()
+        self.direct.clear()
         for broker in reversed(self.brokers):
             await broker.stop()
         self.brokers.clear()
