@@ -29,7 +29,7 @@ from services.client import GameClient
 from services.embedded import NatsServer
 from services.observability import configure_logging
 
-GAMES, PLAYERS, SECONDS = 32, 4, 15.0
+GAMES, PLAYERS, SECONDS = 40, 4, 15.0
 TARGET_RATE, TARGET_P99_MS, TARGET_RATIO = 2000, 50, 0.15
 PROFILE: list[str] = []  # e.g. ["-m", "cProfile", "-o", "table.prof"] to profile the services
 

@@ -1,7 +1,7 @@
 """Delivered messages queued per game: one worker per game, all games at once.
 
-A pull consumer hands over messages in batches. Each game's messages are worked
-one at a time in delivery order, while other games go on, and the fetch loop never
+A consumer hands over messages as they come. Each game's messages are worked one
+at a time in delivery order, while other games go on, and taking a delivery never
 waits for a slow game (the consumer's max_ack_pending bounds what is in hand).
 
 Each message also gets the delivery epoch it arrived in. A consumer first delivers
