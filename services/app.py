@@ -4,8 +4,8 @@ Each service gets its own FastStream broker (its own connection), so they can ru
 together in one process (`zioncheck run`) or one per process (`zioncheck serve table`).
 The dealer, scoring and projector are FastStream subscribers; the table's commands,
 one message per move of every game, come through a DirectConsumer on the broker's
-connection (services.consuming says why). Handlers decode, call the service, and settle; retries, sequences and headers
-live in the services' log writer, not here.
+connection (services.consuming says why). Handlers decode, call the service, and
+settle; retries, sequences and headers live in the services' log writer, not here.
 """
 import msgspec
 import structlog
