@@ -18,13 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import nats
 from nats.js.api import StorageType, StreamConfig
 
 from bench import Row
 from bots import make_bot
 from contracts.commands import StartGame
 from services.bot_seats import play_seats
+from services.access import Access, connect
+from services.app import prepare_topology
 from services.client import GameClient
 from services.embedded import NatsServer
 from services.observability import configure_logging
@@ -57,8 +58,8 @@ async def _game(client: TimedClient, index: int, followers: list) -> None:
     await play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(PLAYERS)}, rng)
 
 
-async def services_run(url: str, games: int, seconds: float) -> dict:
-    client = TimedClient(await nats.connect(url))
+async def services_run(access: Access, games: int, seconds: float) -> dict:
+    client = TimedClient(await connect(access, "bots"))
     followers: list = []
     started = time.perf_counter()
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
@@ -75,10 +76,10 @@ async def services_run(url: str, games: int, seconds: float) -> dict:
             "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))]}
 
 
-async def raw_ceiling(url: str, count: int = 20_000, window: int = 512) -> float:
+async def raw_ceiling(access: Access, count: int = 20_000, window: int = 512) -> float:
     """JetStream appends per second with publish_async, log-sized payloads, on the same server,
     to a stream of its own stored like the log (no service consumes it)."""
-    nc = await nats.connect(url)
+    nc = await connect(access, "operator")
     js = nc.jetstream(publish_async_max_pending=window)
     await js.add_stream(StreamConfig(name="BENCH_RAW", subjects=["bench.raw.*"], storage=StorageType.FILE))
     payload = b"x" * 160
@@ -91,11 +92,11 @@ async def raw_ceiling(url: str, count: int = 20_000, window: int = 512) -> float
     return rate
 
 
-async def chain_ceiling(url: str, chains: int, seconds: float = 5.0) -> float:
+async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0) -> float:
     """A command's two synced appends with no service between them, per second: each of
     `chains` requesters publishes a command-sized message to one stream, waits for its ack,
     then a batch-sized one to another, and again."""
-    nc = await nats.connect(url)
+    nc = await connect(access, "operator")
     js = nc.jetstream()
     for name in ("BENCH_CMD", "BENCH_LOG"):
         await js.add_stream(StreamConfig(name=name, subjects=[f"{name.lower()}.*"], storage=StorageType.FILE))
@@ -115,21 +116,24 @@ async def chain_ceiling(url: str, chains: int, seconds: float = 5.0) -> float:
     return rate
 
 
-def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False) -> dict:
+def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False,
+         secure: bool = True) -> dict:
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
-        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always)
+        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure)
+        asyncio.run(prepare_topology(server.access))
         # The services run in their own processes, as in production: the table alone in one.
         others = ["dealer", "scoring", *(["projector"] if projector else [])]
         services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "cli.main", "serve", *names,
-                                      "--nats-url", server.url, "--log-level", "warning"], stdout=subprocess.PIPE)
+                                      "--nats-url", server.url, "--credentials", str(server.credentials),
+                                      "--log-level", "warning"], stdout=subprocess.PIPE)
                     for names in (["table"], others)]
         try:
             for process in services:
                 assert b"serving" in process.stdout.readline()
-            run = asyncio.run(services_run(server.url, games, seconds))
-            run["raw"] = asyncio.run(raw_ceiling(server.url))
-            run["chain"] = asyncio.run(chain_ceiling(server.url, games))
+            run = asyncio.run(services_run(server.access, games, seconds))
+            run["raw"] = asyncio.run(raw_ceiling(server.access))
+            run["chain"] = asyncio.run(chain_ceiling(server.access, games))
         finally:
             for process in services:
                 process.terminate()
@@ -143,9 +147,15 @@ def run() -> list[Row]:
     """Every append synced to disk (the embedded default), then with the projector too, then the
     server's own sync interval."""
     rows = []
+    open_run = main(secure=False)
     for sync_always, projector, label in ((True, False, "sync always"), (True, True, "sync always, + projector"),
                                           (False, False, "sync default")):
         r = main(sync_always=sync_always, projector=projector)
+        if sync_always and not projector:
+            rows.append(Row("service (sync always, no users or permissions)", open_run["rate"], "commands/s",
+                            f"{GAMES} concurrent 4-bot games over NATS, every connection unchecked",
+                            versus=f"with permissions: {r['rate'] / open_run['rate']:.0%} of this "
+                                 f"(target >= 90%); p99 {open_run['p99_ms']:.1f} ms"))
         load = f"{GAMES} concurrent 4-bot games over NATS, {label}"
         targeted = sync_always and not projector
         rows += [

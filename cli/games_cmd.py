@@ -1,6 +1,7 @@
 """`zioncheck games` and `zioncheck export`: what JetStream holds, and a game's log as JSON lines."""
 import sys
 
+from cli.options import add_bus
 from contracts.log import write_jsonl
 from services.log_reader import list_games, read_game_log
 
@@ -8,19 +9,19 @@ from services.log_reader import list_games, read_game_log
 def add(sub) -> None:
     p = sub.add_parser("games", help="list the games stored in JetStream",
                        description="List every game whose log JetStream holds, with its size and standings.")
-    p.add_argument("--nats-url", help="an existing NATS server (default: the embedded one's store)")
+    add_bus(p, "the embedded one's store")
     p.set_defaults(func=games)
     p = sub.add_parser("export", help="write a stored game's log as JSON lines",
                        description="Write a stored game's event log as JSON lines, one event per line, "
                                    "which `zioncheck replay FILE.jsonl` accepts.")
     p.add_argument("game", help="the game id")
     p.add_argument("-o", "--output", help="the file to write (default: stdout)")
-    p.add_argument("--nats-url", help="an existing NATS server (default: the embedded one's store)")
+    add_bus(p, "the embedded one's store")
     p.set_defaults(func=export)
 
 
 def games(args) -> int:
-    found = list_games(args.nats_url)
+    found = list_games(args.nats_url, args.credentials)
     if not found:
         print("no games stored")
         return 0
@@ -36,7 +37,7 @@ def games(args) -> int:
 
 def export(args) -> int:
     try:
-        entries = read_game_log(args.game, args.nats_url)
+        entries = read_game_log(args.game, args.nats_url, args.credentials)
     except ValueError as error:
         print(f"zioncheck export: {error}", file=sys.stderr)
         return 2

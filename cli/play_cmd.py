@@ -8,16 +8,18 @@ import uuid
 from bots import make_bot
 from cli.live import narrate, table_lines
 from cli.moves import HELP, NotAMove, parse
+from cli.options import add_bus
 from cli.simulate_cmd import seat_bots
 from contracts.commands import StartGame
 from contracts.events import Discarded, HandDealt, Rejected
 from domain import GameState, evolve
 from domain.cards import RANK_VALUE, SUITS, rank, suit
 from domain.hands import describe
+from services.access import Access
 from services.app import SERVICES, Services
 from services.bot_seats import play_seats
 from services.client import Follower, GameClient
-from services.embedded import nats_url
+from services.embedded import bus
 from services.observability import configure_logging
 
 
@@ -29,7 +31,7 @@ def add(sub) -> None:
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--bots", default="greedy", help="bots for the other seats (default greedy)")
     p.add_argument("--pace", type=float, default=1.0, help="seconds per bot move (default 1.0)")
-    p.add_argument("--nats-url", help="an existing NATS server (default: start an embedded one)")
+    add_bus(p, "start an embedded one")
     p.set_defaults(func=main)
 
 
@@ -39,18 +41,18 @@ def main(args) -> int:
         return 2
     configure_logging("warning")
     lines: asyncio.Queue = asyncio.Queue()
-    with nats_url(args.nats_url) as url:
-        asyncio.run(_run(url, args, lines))
+    with bus(args.nats_url, args.credentials) as access:
+        asyncio.run(_run(access, args, lines))
     return 0
 
 
-async def _run(url: str, args, lines: asyncio.Queue) -> None:
+async def _run(access: Access, args, lines: asyncio.Queue) -> None:
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
-    services = await Services().start(SERVICES, url)
+    services = await Services().start(SERVICES, access)
     try:
         names = seat_bots(args.bots, args.players)
-        await session(url, args.seat, names, args.pace, lines, print)
+        await session(access, args.seat, names, args.pace, lines, print)
     finally:
         await services.stop()
 
@@ -61,10 +63,12 @@ def _read_stdin(loop, lines: asyncio.Queue) -> None:
     loop.call_soon_threadsafe(lines.put_nowait, None)
 
 
-async def session(url: str, seat: int, names: list[str], pace: float, lines: asyncio.Queue, say,
+async def session(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue, say,
                   game: str | None = None) -> GameState:
-    """One game: the person's typed lines for `seat`, bots for the others. Returns the final state."""
-    client = await GameClient.connect(url)
+    """One game: the person's typed lines for `seat`, bots for the others. Returns the final state.
+
+    It logs in as the bots' role, which hosts the bot seats and follows the log."""
+    client = await GameClient.connect(access, "bots")
     game = game or f"play-{uuid.uuid4().hex[:10]}"
     rng = random.Random()
     follower = await client.follow(game)

@@ -3,6 +3,7 @@ import sys
 
 import msgspec
 
+from cli.options import add_bus
 from contracts.log import read_jsonl
 from engine.audit import audit
 from engine.replay import fold_log, state_hash, story
@@ -14,7 +15,7 @@ def add(sub) -> None:
                                    "hand with the standings, check every revealed seed against its commitment "
                                    "and deal, and print the final state hash.")
     p.add_argument("source", help="a .jsonl log file, or a game id stored in JetStream")
-    p.add_argument("--nats-url", help="an existing NATS server (default: the embedded one)")
+    add_bus(p, "the embedded one")
     p.set_defaults(func=main)
 
 
@@ -43,4 +44,4 @@ def _load(args):
         with open(args.source, encoding="utf-8") as f:
             return read_jsonl(f.read())
     from services.log_reader import read_game_log
-    return read_game_log(args.source, args.nats_url)
+    return read_game_log(args.source, args.nats_url, args.credentials)

@@ -7,14 +7,16 @@ import uuid
 
 from bots import make_bot
 from cli.live import narrate
+from cli.options import add_bus
 from cli.simulate_cmd import seat_bots
 from contracts.commands import StartGame
 from domain import GameState, evolve
 from engine.replay import state_hash
+from services.access import Access
 from services.app import SERVICES, Services
 from services.bot_seats import play_seats
 from services.client import Follower, GameClient
-from services.embedded import nats_url
+from services.embedded import bus
 from services.observability import configure_logging, serve_metrics
 
 
@@ -28,7 +30,7 @@ def add(sub) -> None:
     p.add_argument("--players", type=int, default=4, help="seats, 2..20 (default 4)")
     p.add_argument("--bots", default="greedy", help="bot per seat, comma-separated, repeated (default greedy)")
     p.add_argument("--seed", type=int, help="seed for the bots' choices (default: random)")
-    p.add_argument("--nats-url", help="an existing NATS server or cluster (default: start an embedded one)")
+    add_bus(p, "start an embedded one")
     p.add_argument("--metrics-port", type=int, default=0, help="serve Prometheus metrics on this port")
     p.add_argument("--log-level", default="warning", help="service log level (default warning)")
     p.set_defaults(func=main)
@@ -38,17 +40,17 @@ def main(args) -> int:
     configure_logging(args.log_level)
     serve_metrics(args.metrics_port)
     names = seat_bots(args.bots, args.players)
-    with nats_url(args.nats_url) as url:
-        print(f"NATS at {url}")
-        game = asyncio.run(_play(url, names, args.pace, args.seed))
+    with bus(args.nats_url, args.credentials) as access:
+        print(f"NATS at {', '.join(access.servers)}")
+        game = asyncio.run(_play(access, names, args.pace, args.seed))
     me = _command_name()
     print(f"\nReplay it: {me} replay {game}\n   or: {me} export {game} -o {game}.jsonl && {me} replay {game}.jsonl")
     return 0
 
 
-async def _play(url: str, names: list[str], pace: float, seed: int | None) -> str:
-    services = await Services().start(SERVICES, url)
-    client = await GameClient.connect(url)
+async def _play(access: Access, names: list[str], pace: float, seed: int | None) -> str:
+    services = await Services().start(SERVICES, access)
+    client = await GameClient.connect(access, "bots")
     game = f"game-{uuid.uuid4().hex[:12]}"
     rng = random.Random(seed)
     bots = {seat: make_bot(name, rng) for seat, name in enumerate(names)}

@@ -2,6 +2,7 @@
 import json
 import sys
 
+from cli.options import add_bus
 from engine.scenario import ScenarioError, load, run
 
 
@@ -12,7 +13,7 @@ def add(sub) -> None:
                                    "(refused commands are results); exit 2 for a malformed one.")
     p.add_argument("file", help="the scenario, as JSON")
     p.add_argument("--nats", action="store_true", help="play it through the real services over NATS")
-    p.add_argument("--nats-url", help="an existing NATS server (default: start an embedded one)")
+    add_bus(p, "start an embedded one")
     p.set_defaults(func=main)
 
 
@@ -28,7 +29,7 @@ def main(args) -> int:
         from services.observability import configure_logging
         from services.scenario_over_nats import run_over_nats
         configure_logging("warning")
-        outcome = run_over_nats(scenario, args.nats_url)
+        outcome = run_over_nats(scenario, args.nats_url, args.credentials)
     else:
         outcome = run(scenario)
     print(json.dumps(outcome, indent=2))

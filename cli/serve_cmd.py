@@ -3,8 +3,10 @@ import asyncio
 import signal
 import sys
 
-from services.app import SERVICES, Services
-from services.embedded import nats_url
+from cli.options import add_bus
+from services.access import Access
+from services.app import SERVICES, Services, TopologyMissing
+from services.embedded import bus
 from services.gateway.server import Running
 from services.observability import configure_logging, serve_metrics
 
@@ -25,8 +27,10 @@ def add(sub) -> None:
                                    "runs only when named.")
     p.add_argument("services", nargs="*", metavar="SERVICE",
                    help=f"which services ({', '.join(CHOICES)}; default {', '.join(SERVICES)})")
-    p.add_argument("--nats-url", help="an existing NATS server or cluster (default: start an embedded one)")
-    p.add_argument("--replicas", type=int, default=1, help="JetStream replicas for new streams (3 on a cluster)")
+    add_bus(p, "start an embedded one")
+    p.add_argument("--replicas", type=int, help="JetStream replicas for new streams (3 on a cluster); given, it "
+                                                "also changes existing streams' replicas, and says so (default: "
+                                                "new streams get 1, existing ones keep theirs)")
     p.add_argument("--metrics-port", type=int, default=0, help="serve Prometheus metrics on this port")
     p.add_argument("--log-level", default="info", help="log level (default info)")
     p.add_argument("--host", default="127.0.0.1", help="the gateway's address (default 127.0.0.1)")
@@ -41,28 +45,28 @@ def main(args) -> int:
         return 2
     configure_logging(args.log_level)
     serve_metrics(args.metrics_port)
-    with nats_url(args.nats_url) as url:
+    with bus(args.nats_url, args.credentials) as access:
         try:
-            asyncio.run(_serve(args.services or list(SERVICES), url, args.replicas, args.host, args.port))
-        except NoGateway as error:
+            asyncio.run(_serve(args.services or list(SERVICES), access, args.replicas, args.host, args.port))
+        except (NoGateway, TopologyMissing, PermissionError) as error:
             print(f"zioncheck serve: {error}", file=sys.stderr)
             return 2
     return 0
 
 
-async def _serve(names: list[str], url: str, replicas: int, host: str, port: int) -> None:
+async def _serve(names: list[str], access: Access, replicas: int | None, host: str, port: int) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     subscribers = [name for name in names if name != "gateway"]
-    services = await Services().start(subscribers, url, replicas=replicas)
+    services = await Services().start(subscribers, access, replicas=replicas)
     try:
-        gateway = await Running.start(url, host, port) if "gateway" in names else None
+        gateway = await Running.start(access, host, port) if "gateway" in names else None
     except OSError as error:
         await services.stop()
         raise NoGateway(f"cannot serve the gateway on {host}:{port}: {error.strerror}") from None
-    print(f"serving {', '.join(names)} on {url}", flush=True)
+    print(f"serving {', '.join(names)} on {', '.join(access.servers)}", flush=True)
     if gateway:
         print(f"gateway on {gateway.url}/ (API: {gateway.url}/openapi.json)", flush=True)
     await stop.wait()

@@ -3,6 +3,7 @@ import sys
 
 import msgspec
 
+from cli.options import add_bus
 from services.view_admin import read_view, rebuild_views
 
 
@@ -16,8 +17,9 @@ def add(sub) -> None:
                                    "publishes meanwhile may land ahead of the republished ones.")
     p.add_argument("games", nargs="*", metavar="GAME", help="game ids (default: every stored game)")
     p.add_argument("--feed", action="store_true", help="also rebuild the public feed (readers see it again)")
-    p.add_argument("--nats-url", help="an existing NATS server or cluster (default: the embedded one's store)")
-    p.add_argument("--replicas", type=int, default=1, help="JetStream replicas if the bucket must be made")
+    add_bus(p, "the embedded one's store")
+    p.add_argument("--replicas", type=int, help="JetStream replicas if the bucket must be made (an existing "
+                                                "stream keeps its own unless this is given)")
     p.set_defaults(func=rebuild)
     p = sub.add_parser("view", help="print a game's public view, or one seat's, as JSON",
                        description="Print the view the projector keeps for a game in KV zc_views: the public "
@@ -25,13 +27,13 @@ def add(sub) -> None:
                                    "own cards.")
     p.add_argument("game", help="the game id")
     p.add_argument("--seat", type=int, help="the seat whose view to print (default: the public view)")
-    p.add_argument("--nats-url", help="an existing NATS server or cluster (default: the embedded one's store)")
+    add_bus(p, "the embedded one's store")
     p.set_defaults(func=view)
 
 
 def rebuild(args) -> int:
     try:
-        done = rebuild_views(args.nats_url, args.games, args.feed, args.replicas)
+        done = rebuild_views(args.nats_url, args.games, args.feed, args.replicas, args.credentials)
     except ValueError as error:
         print(f"zioncheck rebuild-views: {error}", file=sys.stderr)
         return 2
@@ -43,7 +45,7 @@ def rebuild(args) -> int:
 
 def view(args) -> int:
     try:
-        data = read_view(args.nats_url, args.game, args.seat)
+        data = read_view(args.nats_url, args.game, args.seat, args.credentials)
     except ValueError as error:
         print(f"zioncheck view: {error}", file=sys.stderr)
         return 2

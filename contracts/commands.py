@@ -10,6 +10,16 @@ import msgspec
 
 End = Literal["low", "high"]
 
+# Who a command comes from: the last token of its subject, zc.cmd.<game>.<origin>. NATS lets only
+# platforms, the gateway and bots publish `play` commands, and only the dealer `dealer` ones.
+PLAY, DEALER = "play", "dealer"
+Origin = Literal["play", "dealer"]
+ORIGINS: tuple[str, ...] = (PLAY, DEALER)
+
+# Bounds checked before a command is decoded: no real command comes near them.
+MAX_COMMAND_BYTES = 16 * 1024
+MAX_COMMAND_DEPTH = 8     # nesting of JSON arrays and objects (a deal's hands are 3 deep)
+
 
 class Command(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):
     """Base of every command."""

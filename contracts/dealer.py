@@ -7,3 +7,8 @@ class ReshuffleRequest(msgspec.Struct, frozen=True):
     hand: int
     reshuffle: int   # 1 for the hand's first reshuffle
     count: int       # cards below the top of the pile
+
+
+class ReshuffleRefused(msgspec.Struct, frozen=True, tag="reshuffle_refused"):
+    """The dealer's answer when the asked reshuffle is not due: no order is given out."""
+    reason: str

@@ -59,3 +59,23 @@ def deal_from_seed(seed: str, state: GameState, hand: int) -> dict:
 def reshuffle_order(seed: str, number: int, count: int) -> list[int]:
     """R16: the hand's `number`-th reshuffle of `count` cards uses the label reshuffle-<number>."""
     return permutation(seed, f"reshuffle-{number}", count)
+
+
+def reshuffle_refusal(state: GameState, hand: int, number: int, count: int) -> str:
+    """Why the dealer must not answer a reshuffle request for this game state, or "".
+
+    A reshuffle order tells which card each next draw gives, so it is handed out only
+    for the draw that needs it: a live hand, its stock empty, the next reshuffle's
+    number, and exactly the cards below the top of the pile (R16).
+    """
+    if not state.started or state.game_over:
+        return "no live game"
+    if state.hand_over or hand != state.hand:
+        return f"hand {hand} is not in play (hand {state.hand} is{' over' if state.hand_over else ''})"
+    if state.stock:
+        return f"the stock still holds {len(state.stock)} cards"
+    if number != state.reshuffles + 1:
+        return f"reshuffle {number} asked, the next is {state.reshuffles + 1}"
+    if count != len(state.discard) - 1:
+        return f"{count} cards asked, the pile has {len(state.discard) - 1} below its top"
+    return ""

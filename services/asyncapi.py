@@ -25,14 +25,14 @@ from typing import Literal
 
 import msgspec
 
-from contracts.commands import DealerCommand, Reshuffle, SeatCommand, StartGame
-from contracts.dealer import ReshuffleRequest
+from contracts.commands import DEALER, PLAY, DealerCommand, Reshuffle, SeatCommand, StartGame
+from contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from contracts.events import Rejected
 from contracts.feed import FeedBatch
 from contracts.log import Batch
 from contracts.scores import HandScored, Standings
 from contracts.views import PublicView, SeatView
-from services.topology import (BATCH_HEADER, COMMANDS, FEED, LOG, RESHUFFLE, ROLE_HEADER, SCORES, STANDINGS, VIEWS,
+from services.topology import (BATCH_HEADER, COMMANDS, FEED, LOG, RESHUFFLE, SCORES, STANDINGS, VIEWS,
                                command_subject, feed_subject, log_subject, public_view_key, rejected_subject,
                                score_subject, seat_view_key, stream_configs)
 
@@ -97,10 +97,6 @@ COMMAND_ID = Header("Nats-Msg-Id", (
     f"Optional. A sender's id for this command: JetStream stores the first publish with a given id "
     f"and acks a repeat within {_duplicate_window(COMMANDS):g} s as a duplicate carrying the first one's "
     f"seq, so a publish can be retried without playing the command twice."))
-DEALER_ROLE = Header(ROLE_HEADER, (
-    "Required on dealer commands. The table refuses a deal, reshuffle or seed reveal without it "
-    "(R18 bad_command); NATS permissions let only the dealer's account set it on zc.cmd.>."),
-    required=True, values=("dealer",))
 DEALER_ID = Header("Nats-Msg-Id", "deal:<game>:<hand> or reveal:<game>:<hand>: one deal and one reveal per hand.")
 LOG_ID = Header("Nats-Msg-Id", "<game>:<cause>: the table's append id, one batch per command.", required=True)
 LOG_GUARD = Header("Nats-Expected-Last-Subject-Sequence", (
@@ -120,10 +116,16 @@ CAUSE = Header("Zc-Cause", (
     required=True, pattern="^[1-9][0-9]*$")
 
 CHANNELS = {
-    "commands": Channel(command_subject(GAME), "Commands", (
-        f"Commands for one game (stream {COMMANDS}). The stream sequence totally orders a game's "
-        "commands; the publish ack's seq is the command's number, which comes back as the `cause` "
-        "of its outcome.")),
+    "commands": Channel(command_subject(GAME, PLAY), "Commands", (
+        f"Commands for one game (stream {COMMANDS}): a game's start and its seats' moves. Only the "
+        "platform, gateway and bots logins may publish here. The stream sequence totally orders a "
+        "game's commands, whatever their subject; the publish ack's seq is the command's number, "
+        "which comes back as the `cause` of its outcome. Larger than 16 KiB, empty, nested deeper "
+        "than 8, or not a command: refused as bad_command, never retried.")),
+    "dealerCommands": Channel(command_subject(GAME, DEALER), "Dealer commands", (
+        f"The dealer's deals and seed reveals for one game (stream {COMMANDS}, ordered with the "
+        "seats' commands). Only the dealer's login may publish here: the table takes authority from "
+        "the subject, never from a header. A deal or reveal on any other subject is refused.")),
     "log": Channel(log_subject(GAME, KIND), "Game log", (
         f"The game log (stream {LOG}): append-only, written by the table only, one Batch per "
         "command of a started game, accepted or refused (R18). `cause` is the command's publish "
@@ -155,13 +157,15 @@ CHANNELS = {
         f"The KV bucket {VIEWS}, key <game>.seat.<seat>: the public view plus that seat's own cards. "
         "Give each seat its own key only (NATS permissions, or a gateway).")),
     "reshuffle": Channel(RESHUFFLE, "Reshuffle requests", (
-        "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer).")),
+        "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer). Only "
+        "the table may ask and only the dealer may listen; the dealer answers only for a live hand "
+        "whose stock is empty, with the count of that hand's real pile.")),
     "reshuffleReply": Channel(None, "Reshuffle replies", "The requester's reply inbox."),
 }
 
 OPERATIONS = {
     "sendCommand": Operation("send", "commands", "A platform opens a game and sends its seats' moves."),
-    "sendDealerCommand": Operation("send", "commands", "The dealer deals each hand, reshuffles and reveals seeds."),
+    "sendDealerCommand": Operation("send", "dealerCommands", "The dealer deals each hand, reshuffles and reveals seeds."),
     "receiveLog": Operation("receive", "log", "Follow a game's log and find each command's outcome by its cause."),
     "receiveScores": Operation("receive", "scores", "Follow a game's per-hand scores."),
     "receiveRejected": Operation("receive", "rejected", "Hear refusals of commands for games never started."),
@@ -177,7 +181,7 @@ MESSAGES = [
     Message("sendCommand", StartGame, "Open a game.", (COMMAND_ID,)),
     Message("sendCommand", SeatCommand, "A seat's move (SCENARIOS.md).", (COMMAND_ID,), name="SeatCommand"),
     Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
-            (DEALER_ROLE, DEALER_ID), name="DealerCommand"),
+            (DEALER_ID,), name="DealerCommand"),
     Message("receiveLog", Batch, "The events one command caused, appended atomically.",
             (LOG_ID, LOG_GUARD, LOG_GUARD_SUBJECT, LOG_NUMBER)),
     Message("receiveScores", HandScored, "One hand's scores, once per hand (R15, R16).", (SCORE_ID,)),
@@ -188,6 +192,7 @@ MESSAGES = [
     Message("receiveSeatView", SeatView, "One seat's view: the public view and the seat's cards."),
     Message("replyReshuffle", ReshuffleRequest, "How many cards lie below the pile's top card."),
     Message("replyReshuffle", Reshuffle, "The order of the new stock.", reply=True),
+    Message("replyReshuffle", ReshuffleRefused, "No order: the reshuffle asked is not due.", reply=True),
 ]
 
 

@@ -2,25 +2,27 @@
 
 Each command's sequence comes back in the publish ack; the table records it as the
 `cause` of the batch it appends, so the sender finds its outcome by that number.
+
+A client logs in as a role (services.access): following a game's log takes a role that
+may read it (the gateway, bots, the services, the operator); a platform or a spectator
+reads views and the feed instead.
 """
 import asyncio
 import time
 
 import msgspec
-import nats
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
-from contracts.commands import Command
+from contracts.commands import DEALER, PLAY, Command
 from contracts.events import Rejected
 from contracts.log import Batch, decode_batch, encode
 from contracts.scores import Standings
 from domain import GameState, fold
-from services.embedded import server_list
+from services.access import Access, connect
 from services.game_log import read_batches
-from services.topology import (BATCH_HEADER, LOG, ROLE_HEADER, STANDINGS, command_subject, live_subject,
-                               log_subject, rejected_subject)
+from services.topology import BATCH_HEADER, LOG, STANDINGS, command_subject, live_subject, log_subject, rejected_subject
 
 RECHECK = 5.0   # seconds a wait goes before asking the stream whether a batch was missed
 
@@ -31,19 +33,18 @@ class GameClient:
         self.js: JetStreamContext = nc.jetstream()
 
     @classmethod
-    async def connect(cls, url: str) -> "GameClient":
-        return cls(await nats.connect(server_list(url), name="zioncheck-client"))
+    async def connect(cls, access: Access, user: str) -> "GameClient":
+        return cls(await connect(access, user))
 
     async def send(self, game: str, command: Command | bytes, as_dealer: bool = False,
                    msg_id: str | None = None) -> int:
-        """Publish a command; returns its sequence in the commands stream."""
+        """Publish a command; returns its sequence in the commands stream.
+
+        `as_dealer` sends on the dealer's subject, which only the dealer's login may publish on.
+        """
         data = command if isinstance(command, bytes) else encode(command)
-        headers = {}
-        if as_dealer:
-            headers[ROLE_HEADER] = "dealer"
-        if msg_id:
-            headers["Nats-Msg-Id"] = msg_id
-        ack = await self.js.publish(command_subject(game), data, headers=headers or None)
+        headers = {"Nats-Msg-Id": msg_id} if msg_id else None
+        ack = await self.js.publish(command_subject(game, DEALER if as_dealer else PLAY), data, headers=headers)
         return ack.seq
 
     async def follow(self, game: str) -> "Follower":
@@ -98,7 +99,10 @@ class Follower:
         await self._read_back()
 
     async def _on_batch(self, msg) -> None:
-        number = int((msg.headers or {}).get(BATCH_HEADER, len(self.batches) + 1))
+        headers = msg.headers or {}
+        if headers.get("Nats-Stream") != LOG or BATCH_HEADER not in headers:
+            return  # not the server's copy of a stored batch (nobody may publish here; belt and braces)
+        number = int(headers[BATCH_HEADER])
         if number > len(self.batches):
             self._ahead[number] = decode_batch(msg.data)
         await self._apply_ready()

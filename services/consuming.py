@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 
+import msgspec
 import structlog
 from faststream.message import StreamMessage
 from faststream.middlewares import AckPolicy
@@ -21,7 +22,10 @@ from nats.errors import ConnectionClosedError
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig
 
+from contracts.commands import ORIGINS
 from services.game_queues import GameQueues
+from services.observability import DROPPED
+from services.topology import game_of, origin_of, valid_game_id
 
 log = structlog.get_logger("services")
 
@@ -31,9 +35,15 @@ log = structlog.get_logger("services")
 PULL_SECONDS = 2.0
 
 
+# A message whose handling fails this many times is given up (terminated, logged once) instead
+# of coming back for ever. Content never fails a handler (a bad command is refused, and only
+# the table writes the log), so this is the net for a bug or a long outage, not for input.
+MAX_DELIVER = 20
+
+
 def consumer_config() -> ConsumerConfig:
     """A new one each time: nats-py fills in the config it is given when it creates a consumer."""
-    return ConsumerConfig(ack_wait=2, max_ack_pending=4096)
+    return ConsumerConfig(ack_wait=2, max_ack_pending=4096, max_deliver=MAX_DELIVER)
 
 
 async def raw_message(message: StreamMessage) -> Msg:
@@ -42,22 +52,40 @@ async def raw_message(message: StreamMessage) -> Msg:
     return message.raw_message
 
 
-def subscriber(durable: str, subject: str, stream: str, workers: int = 1) -> dict:
-    """A FastStream pull subscriber's options; the handler settles each message itself."""
+def subscriber(durable: str, subject: str, stream: str, inbox: str, workers: int = 1) -> dict:
+    """A FastStream pull subscriber's options; the handler settles each message itself. Its pulls
+    are answered on `inbox`, the connection's own inbox prefix (no other login may read there)."""
     return dict(subject=subject, stream=JStream(stream, declare=False), durable=durable,
+                inbox_prefix=f"{inbox}.".encode(),
                 pull_sub=PullSub(batch_size=64, timeout=PULL_SECONDS), ack_policy=AckPolicy.MANUAL,
                 max_workers=workers, decoder=raw_message, config=consumer_config())
 
 
 async def settle(raw: Msg, work: Awaitable[None], what: str) -> None:
-    """Ack once the work is done; a failure naks with a delay, so one bad message never stops a consumer."""
+    """Ack once the work is done. A message that cannot be decoded is terminated at once
+    (it would fail the same way for ever); any other failure naks with a delay, up to
+    MAX_DELIVER deliveries, so one bad message never stops a consumer."""
     try:
         await work
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        await drop(raw, what, f"undecodable: {error}")
+        return
     except Exception as error:  # noqa: BLE001 - the consumer must outlive any one message
+        if raw.metadata.num_delivered >= MAX_DELIVER:
+            await drop(raw, what, f"failed {MAX_DELIVER} times, last: {error!r}")
+            return
         log.error("handler_failed", what=what, subject=raw.subject, error=repr(error))
         await raw.nak(delay=1)
         return
     await raw.ack()
+
+
+async def drop(raw: Msg, what: str, reason: str) -> None:
+    """Give a message up for good: one log line, one count, never delivered again."""
+    DROPPED.labels(what).inc()
+    log.warning("message_dropped", what=what, subject=raw.subject[:120], reason=reason[:300])
+    with contextlib.suppress(Exception):
+        await raw.term()
 
 
 Handler = Callable[[str, Msg, int], Awaitable[None]]
@@ -85,6 +113,10 @@ class DirectConsumer:
                                            manual_ack=True, config=consumer_config())
 
     async def _on_message(self, msg: Msg) -> None:
+        if not valid_game_id(game_of(msg.subject)) or origin_of(msg.subject) not in ORIGINS:
+            # No game to refuse it in (a wildcard or malformed subject): counted and dropped.
+            await drop(msg, "command", "the subject names no valid game and origin")
+            return
         self.queues.take([msg])
 
     async def stop(self) -> None:

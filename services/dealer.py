@@ -10,15 +10,16 @@ import structlog
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 
-from contracts.commands import Command, Deal, Reshuffle, RevealSeed
-from contracts.dealer import ReshuffleRequest
+from contracts.commands import DEALER, Command, Deal, Reshuffle, RevealSeed
+from contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from contracts.events import GameEnded, GameStarted, HandEnded
 from contracts.log import Batch, decode_batch, encode
 from domain import GameState, fold
 from domain.fairness import commitment
-from engine.dealer import deal_from_seed, reshuffle_order
-from services.observability import DEALS, RESHUFFLES, SEEDS_REVEALED
-from services.topology import LOG, ROLE_HEADER, SEEDS, command_subject, log_subject
+from engine.dealer import deal_from_seed, reshuffle_order, reshuffle_refusal
+from services.game_log import read_batches
+from services.observability import DEALS, REFUSED_ASKS, RESHUFFLES, SEEDS_REVEALED
+from services.topology import LOG, SEEDS, command_subject, log_subject, valid_game_id
 
 log = structlog.get_logger("dealer")
 
@@ -44,20 +45,33 @@ class DealerService:
                     if not over:
                         await self._deal(game, event.hand + 1)
 
-    async def on_reshuffle(self, request: ReshuffleRequest) -> Reshuffle:
-        seed = await self.seed(request.game_id, request.hand)
+    async def on_reshuffle(self, request: ReshuffleRequest) -> Reshuffle | ReshuffleRefused:
+        """The order for the draw that needs it; only the table can ask (NATS permissions), and only
+        for its game's live hand as the log stands now (the draw waits for this answer)."""
+        why = "bad game id" if not valid_game_id(request.game_id) else ""
+        if not why:
+            state = fold(GameState(), [e for _, batch in await read_batches(self.js, request.game_id)
+                                       for e in batch.events])
+            why = reshuffle_refusal(state, request.hand, request.reshuffle, request.count)
+        if why:
+            REFUSED_ASKS.labels("not_due").inc()
+            log.warning("reshuffle_refused", game=request.game_id[:80], hand=request.hand, reason=why)
+            return ReshuffleRefused(reason=why)
+        seed = await self.seed(request.game_id, request.hand, create=False)
         RESHUFFLES.inc()
         log.info("reshuffle", game=request.game_id, hand=request.hand, number=request.reshuffle, cards=request.count)
         return Reshuffle(hand=request.hand, order=reshuffle_order(seed, request.reshuffle, request.count))
 
-    async def seed(self, game: str, hand: int) -> str:
-        """The hand's seed: made once, kept in the bucket, the same for every dealer instance."""
+    async def seed(self, game: str, hand: int, create: bool = True) -> str:
+        """The hand's seed: made once, when the hand is dealt, kept in the bucket, the same for every
+        dealer instance. Only the dealer may read or write the bucket (NATS permissions)."""
         kv = await self.js.key_value(SEEDS)
         key = f"{game}.{hand}"
         try:
             return (await kv.get(key)).value.decode()
         except KeyNotFoundError:
-            pass
+            if not create:
+                raise
         try:
             await kv.create(key, secrets.token_hex(32).encode())
         except KeyWrongLastSequenceError:
@@ -73,8 +87,7 @@ class DealerService:
         log.info("dealt", game=game, hand=hand, commitment=commitment(seed))
 
     async def _send(self, game: str, command: Command, msg_id: str) -> None:
-        await self.js.publish(command_subject(game), encode(command),
-                              headers={ROLE_HEADER: "dealer", "Nats-Msg-Id": msg_id})
+        await self.js.publish(command_subject(game, DEALER), encode(command), headers={"Nats-Msg-Id": msg_id})
 
     async def _opening(self, game: str) -> GameStarted | None:
         """How the game started (players, decks, first dealer): its first log message."""

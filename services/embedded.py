@@ -4,6 +4,11 @@ With no --nats-url the project runs its own server on a free loopback port, with
 JetStream storing under .zioncheck/ (so logs outlive the run) and syncing every
 write to disk. A second command while one runs reuses it (the store allows one
 server), found through .zioncheck/nats.url.
+
+It runs with the same users and permissions as production (services.access): the
+credentials are made on first start under .zioncheck/credentials/ (mode 0600), the
+server's configuration is .zioncheck/nats-<port>.conf (0600), and every service logs in as
+its own role. Nobody logs in without credentials.
 """
 import contextlib
 import ctypes
@@ -13,9 +18,10 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from services.access import Access, accounts_block, make_credentials
 
 HOME = Path(os.environ.get("ZIONCHECK_HOME", ".zioncheck"))
 
@@ -48,25 +54,55 @@ def reachable(url: str, timeout: float = 0.3) -> bool:
         return False
 
 
-def config_text(port: int, store: Path, sync_always: bool = True) -> str:
+# Larger than any log batch, view or command the game makes; commands are bounded far lower by their stream.
+MAX_PAYLOAD = 256 * 1024
+
+
+def config_text(port: int, store: Path, sync_always: bool = True, credentials: Path | None = None,
+                extra: str = "") -> str:
+    """A server's configuration: loopback, JetStream under `store`, the roles' users from `credentials`."""
     sync = "  sync_interval: always\n" if sync_always else ""
-    return f'listen: "127.0.0.1:{port}"\njetstream {{\n  store_dir: "{store.resolve()}"\n{sync}}}\n'
+    text = (f'listen: "127.0.0.1:{port}"\nmax_payload: {MAX_PAYLOAD}\n'
+            f'jetstream {{\n  store_dir: "{store.resolve()}"\n{sync}}}\n')
+    if credentials is not None:
+        text += accounts_block(list(make_credentials(credentials).values()))
+    return text + extra
+
+
+def write_private(path: Path, text: str) -> Path:
+    """Write a file only its owner may read (it holds passwords)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.chmod(path, 0o600)
+    return path
 
 
 
 class NatsServer:
     """One nats-server process with its own config and store; stop() ends it."""
 
-    def __init__(self, store: Path, port: int | None = None, log: Path | None = None, sync_always: bool = True):
+    def __init__(self, store: Path, port: int | None = None, log: Path | None = None, sync_always: bool = True,
+                 credentials: Path | None = None, secure: bool = True):
+        """`secure=False` runs with no users at all: only for measuring what permissions cost."""
         self.port = port or free_port()
         self.url = f"nats://127.0.0.1:{self.port}"
         store.mkdir(parents=True, exist_ok=True)
-        conf = Path(tempfile.mkstemp(prefix="nats-", suffix=".conf")[1])
-        conf.write_text(config_text(self.port, store, sync_always))
+        self.credentials = credentials or store.parent / "credentials"
+        self.access = Access((self.url,), self.credentials)
+        conf = write_private(store.parent / f"nats-{self.port}.conf",
+                             config_text(self.port, store, sync_always, self.credentials if secure else None))
+        make_credentials(self.credentials)  # logins work either way: an open server ignores them
         out = open(log, "ab") if log else subprocess.DEVNULL
         self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=out, stderr=out,
                                         preexec_fn=_die_with_parent)
         self._wait_ready()
+
+    @property
+    def cli_args(self) -> list[str]:
+        """How a `zioncheck` command names this server and its logins."""
+        return ["--nats-url", self.url, "--credentials", str(self.credentials)]
 
     def _wait_ready(self, timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
@@ -98,20 +134,28 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+CREDENTIALS = HOME / "credentials"
+
+
 @contextlib.contextmanager
-def nats_url(given: str | None):
-    """The server to use: the one given, the embedded one already running, or a new embedded one."""
+def bus(given: str | None, credentials: str | Path | None = None):
+    """The Access to use: the servers given, the embedded one already running, or a new embedded one.
+
+    A new embedded server gets its topology made here, as the operator; services never
+    create or change streams.
+    """
+    folder = Path(credentials) if credentials else CREDENTIALS
     if given:
-        yield given
+        yield Access(tuple(server_list(given)), folder)
         return
     marker = HOME / "nats.url"
     if marker.exists() and reachable(running := marker.read_text().strip()):
-        yield running
+        yield Access((running,), folder)
         return
-    server = NatsServer(HOME / "jetstream", log=HOME / "nats-server.log")
+    server = NatsServer(HOME / "jetstream", log=HOME / "nats-server.log", credentials=folder)
     marker.write_text(server.url)
     try:
-        yield server.url
+        yield server.access
     finally:
         server.stop()
         with contextlib.suppress(FileNotFoundError):

@@ -2,24 +2,28 @@
 import asyncio
 
 import msgspec
-import nats
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from contracts.log import Entry, entries_of
 from contracts.scores import Standings
-from services.embedded import nats_url, server_list
+from services.access import Access, connect
+from services.embedded import bus
 from services.game_log import read_batches, stored_games
 from services.topology import STANDINGS
 
 
-def read_game_log(game: str, url: str | None) -> list[Entry]:
+# Replays, exports and listings read every hand's cards: the operator's login.
+READER = "operator"
+
+
+def read_game_log(game: str, url: str | None, credentials: str | None = None) -> list[Entry]:
     """A stored game's log as entries; ValueError if there is no such game."""
-    with nats_url(url) as server:
-        return asyncio.run(_read(server, game))
+    with bus(url, credentials) as access:
+        return asyncio.run(_read(access, game))
 
 
-async def _read(url: str, game: str) -> list[Entry]:
-    nc = await nats.connect(server_list(url))
+async def _read(access: Access, game: str) -> list[Entry]:
+    nc = await connect(access, READER)
     try:
         batches = await read_batches(nc.jetstream(), game)
     except NotFoundError:
@@ -31,14 +35,14 @@ async def _read(url: str, game: str) -> list[Entry]:
     return entries_of([batch for _, batch in batches])
 
 
-def list_games(url: str | None) -> list[tuple[str, int, Standings | None]]:
+def list_games(url: str | None, credentials: str | None = None) -> list[tuple[str, int, Standings | None]]:
     """(game id, log messages, standings) for every stored game."""
-    with nats_url(url) as server:
-        return asyncio.run(_list(server))
+    with bus(url, credentials) as access:
+        return asyncio.run(_list(access))
 
 
-async def _list(url: str):
-    nc = await nats.connect(server_list(url))
+async def _list(access: Access):
+    nc = await connect(access, READER)
     js = nc.jetstream()
     try:
         games = await stored_games(js)

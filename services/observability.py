@@ -12,6 +12,9 @@ APPEND_SECONDS = Histogram("zc_append_seconds", "Time to append one batch to a g
 EVENTS_APPENDED = Counter("zc_events_appended_total", "Events appended to game logs")
 ACTIVE_GAMES = Gauge("zc_active_games", "Games the table holds in memory that are not over")
 LOG_CONFLICTS = Counter("zc_log_conflicts_total", "Appends refused because another writer moved the log")
+DROPPED = Counter("zc_messages_dropped_total", "Messages given up for good: no game to refuse them in, "
+                  "undecodable, or failing every delivery", ["what"])
+REFUSED_ASKS = Counter("zc_dealer_refusals_total", "Reshuffle requests the dealer refused, by reason", ["reason"])
 DEALS = Counter("zc_deals_total", "Hands the dealer dealt")
 RESHUFFLES = Counter("zc_reshuffles_total", "R16 reshuffles the dealer made")
 SEEDS_REVEALED = Counter("zc_seeds_revealed_total", "Hand seeds the dealer revealed")

@@ -11,20 +11,24 @@ from contracts.commands import Deal, StartGame
 from engine.scenario import Scenario, result, view
 from services.app import SERVICES, Services
 from services.client import GameClient
-from services.embedded import nats_url
+from services.access import Access
+from services.embedded import bus
 from services.topology import SEEDS
 
 
-def run_over_nats(scenario: Scenario, url: str | None) -> dict:
-    with nats_url(url) as server:
-        return asyncio.run(play(scenario, server))
+def run_over_nats(scenario: Scenario, url: str | None, credentials: str | None = None) -> dict:
+    with bus(url, credentials) as access:
+        return asyncio.run(play(scenario, access))
 
 
-async def play(s: Scenario, url: str, services: Services | None = None) -> dict:
-    """Play the scenario; starts the services unless running ones are given."""
+async def play(s: Scenario, access: Access, services: Services | None = None) -> dict:
+    """Play the scenario; starts the services unless running ones are given.
+
+    The oracle stacks the deal and sets the hand's seed itself, which only the operator may do.
+    """
     own = services is None
-    services = services or await Services().start(SERVICES, url)
-    client = await GameClient.connect(url)
+    services = services or await Services().start(SERVICES, access)
+    client = await GameClient.connect(access, "operator")
     game = f"scenario-{uuid.uuid4().hex[:12]}"
     try:
         seeds = await client.js.key_value(SEEDS)

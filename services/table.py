@@ -18,7 +18,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from contracts.commands import Reshuffle
-from contracts.dealer import ReshuffleRequest
+from contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from contracts.events import GameStarted, Rejected
 from contracts.log import Batch, encode
 from domain import decide, fold
@@ -27,7 +27,7 @@ from services import game_log
 from services.game_log import GameLog, LogConflict
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS, COMMANDS, EVENTS_APPENDED, LOG_CONFLICTS
 from services.topology import COMMANDS as COMMAND_STREAM
-from services.topology import RESHUFFLE, ROLE_HEADER, command_subject, rejected_subject
+from services.topology import RESHUFFLE, command_subject, origin_of, rejected_subject
 
 log = structlog.get_logger("table")
 
@@ -66,16 +66,14 @@ class TableService:
         or, when this epoch's deliveries already proved the game in order, take the delivered one."""
         state = await self._log(game)
         if delivered is not None and epoch and state.in_order_since == epoch and state.applied < seq:
-            from_dealer = (delivered.headers or {}).get(ROLE_HEADER) == "dealer"
-            await self._apply(state, seq, delivered.data, from_dealer)
+            await self._apply(state, seq, delivered.data, origin_of(delivered.subject))
             return
         while state.applied < seq:
             # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
             # stream, so what it returns is truly the next command (or nothing yet: retried).
             command = await self.js.get_msg(COMMAND_STREAM, seq=state.applied + 1,
-                                            subject=command_subject(game), next=True, direct=True)
-            from_dealer = (command.headers or {}).get(ROLE_HEADER) == "dealer"
-            await self._apply(state, command.seq, command.data, from_dealer)
+                                            subject=command_subject(game, "*"), next=True, direct=True)
+            await self._apply(state, command.seq, command.data or b"", origin_of(command.subject))
         if delivered is not None:
             state.in_order_since = epoch
 
@@ -84,8 +82,8 @@ class TableService:
             self.games[game] = await game_log.load(self.js, game)
         return self.games[game]
 
-    async def _apply(self, state: GameLog, seq: int, data: bytes, from_dealer: bool) -> None:
-        events = await self._decide(state, data, from_dealer)
+    async def _apply(self, state: GameLog, seq: int, data: bytes, origin: str) -> None:
+        events = await self._decide(state, data, origin)
         if not state.state.started and not isinstance(events[0], GameStarted):
             # Nothing is logged for a game that does not exist; the refusal still reaches the sender.
             await self.nc.publish(rejected_subject(state.game), encode(events[0]), headers={"Zc-Cause": str(seq)})
@@ -102,8 +100,8 @@ class TableService:
                 self.games.pop(state.game, None)
             ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
 
-    async def _decide(self, state: GameLog, data: bytes, from_dealer: bool) -> list:
-        command = read_command(data, from_dealer)
+    async def _decide(self, state: GameLog, data: bytes, origin: str) -> list:
+        command = read_command(data, origin, state.game)
         if isinstance(command, Rejected):
             return [command]
         events = decide(state.state, command)
@@ -117,7 +115,14 @@ class TableService:
         request = ReshuffleRequest(game_id=state.game, hand=s.hand, reshuffle=s.reshuffles + 1,
                                    count=len(s.discard) - 1)
         reply = await self.nc.request(RESHUFFLE, encode(request), timeout=self.dealer_timeout)
-        return msgspec.json.decode(reply.data, type=Reshuffle)
+        answer = msgspec.json.decode(reply.data, type=Reshuffle | ReshuffleRefused)
+        if isinstance(answer, ReshuffleRefused):
+            raise DealerRefused(f"game {state.game}: the dealer refused reshuffle {request.reshuffle}: {answer.reason}")
+        return answer
+
+
+class DealerRefused(Exception):
+    """The dealer sees another state of the game than this table: the command is tried again later."""
 
 
 def _count(game: str, seq: int, first) -> None:

@@ -1,12 +1,12 @@
 """Rebuilding the projector's views from the logs, and reading one back, for the CLI and operators."""
 import asyncio
 
-import nats
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from domain.views import Projection, advance, project
-from services.embedded import nats_url, server_list
+from services.access import Access, connect
+from services.embedded import bus
 from services.game_log import read_batches, stored_games
 from services.topology import (FEED, VIEWS, ensure_topology, feed_subject, public_view_key,
                                seat_view_key)
@@ -41,16 +41,17 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
     return done
 
 
-def rebuild_views(url: str | None, games: list[str], feed: bool, replicas: int = 1) -> dict[str, int]:
+def rebuild_views(url: str | None, games: list[str], feed: bool, replicas: int | None = None,
+                  credentials: str | None = None) -> dict[str, int]:
     async def run(js: JetStreamContext) -> dict[str, int]:
         await ensure_topology(js, replicas)  # the bucket and feed stream, if no projector ever ran here
         return await rebuild(js, games, feed)
 
-    with nats_url(url) as server:
-        return asyncio.run(_with_js(server, run))
+    with bus(url, credentials) as access:
+        return asyncio.run(_with_js(access, run))
 
 
-def read_view(url: str | None, game: str, seat: int | None) -> bytes:
+def read_view(url: str | None, game: str, seat: int | None, credentials: str | None = None) -> bytes:
     """The stored view's JSON: the public one, or `seat`'s; ValueError if there is none."""
     key = public_view_key(game) if seat is None else seat_view_key(game, seat)
 
@@ -61,12 +62,13 @@ def read_view(url: str | None, game: str, seat: int | None) -> bytes:
             raise ValueError(f"no view {key!r} is stored (is the projector running? zioncheck rebuild-views "
                              f"makes it from the log)") from None
 
-    with nats_url(url) as server:
-        return asyncio.run(_with_js(server, read))
+    with bus(url, credentials) as access:
+        return asyncio.run(_with_js(access, read))
 
 
-async def _with_js(url: str, work):
-    nc = await nats.connect(server_list(url))
+async def _with_js(access: Access, work):
+    """Work done with the operator's login: rebuilds purge and rewrite what services wrote."""
+    nc = await connect(access, "operator")
     try:
         return await work(nc.jetstream())
     finally:

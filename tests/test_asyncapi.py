@@ -111,7 +111,12 @@ def test_every_operation_sends_or_receives_messages_of_its_own_channel():
 
 def test_the_headers_a_sender_reads_or_sets_are_documented():
     messages = committed()["components"]["messages"]
-    assert messages["DealerCommand"]["headers"]["properties"]["Zc-Role"]["enum"] == ["dealer"]
-    assert "Zc-Role" in messages["DealerCommand"]["headers"]["required"]
+    assert "Zc-Role" not in messages["DealerCommand"]["headers"]["properties"], "authority never rides in a header"
     assert "Zc-Cause" in messages["Rejected"]["headers"]["required"]
     assert "Nats-Msg-Id" in messages["SeatCommand"]["headers"]["properties"]
+
+
+def test_dealer_commands_have_a_subject_of_their_own_that_seats_do_not_share():
+    channels = committed()["channels"]
+    assert channels["commands"]["address"] == "zc.cmd.{game}.play"
+    assert channels["dealerCommands"]["address"] == "zc.cmd.{game}.dealer"

@@ -18,6 +18,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from contracts.commands import SeatCommand
+from services.access import Access
 from services.client import GameClient
 from services.gateway import openapi
 from services.gateway.games import Games
@@ -27,7 +28,7 @@ from services.gateway.problems import HANDLERS, HTTPProblem, decode_json, json_r
 from services.gateway.sockets import public_stream, seat_stream
 from services.gateway.tokens import bearer, check_seat, issue, verify
 from services.gateway.wire import GameCreated, NewGame, SeatTicket
-from services.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
+from services.topology import VIEWS, public_view_key, seat_view_key
 
 STATIC = Path(__file__).parent / "static"
 SEAT_TYPES = tuple(cls.__struct_config__.tag for cls in typing.get_args(SeatCommand))
@@ -36,7 +37,7 @@ SEAT_TYPES = tuple(cls.__struct_config__.tag for cls in typing.get_args(SeatComm
 @dataclass
 class Gateway:
     """What the routes share; made in the app's lifespan."""
-    url: str
+    access: Access
     secret: bytes
     token_ttl: float = 24 * 3600
     backlog: int = 1024
@@ -150,8 +151,7 @@ ROUTES = [
 def create_app(gateway: Gateway) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        client = await GameClient.connect(gateway.url)
-        await ensure_topology(client.js)
+        client = await GameClient.connect(gateway.access, "gateway")  # streams are the operator's to make
         views = await client.js.key_value(VIEWS)
         gateway.reads = Reads(client.js, views)
         gateway.games = Games(client, gateway.reads)

@@ -10,6 +10,7 @@ import socket
 
 import uvicorn
 
+from services.access import Access
 from services.gateway.app import Gateway, create_app
 from services.gateway.tokens import load_secret
 
@@ -33,9 +34,9 @@ class Running:
         self.url = f"http://{self.host}:{self.port}"
 
     @classmethod
-    async def start(cls, nats_url: str, host: str = "127.0.0.1", port: int = 8080, secret: bytes | None = None,
+    async def start(cls, access: Access, host: str = "127.0.0.1", port: int = 8080, secret: bytes | None = None,
                     token_ttl: float = 24 * 3600, backlog: int = 1024) -> "Running":
-        gateway = Gateway(url=nats_url, secret=secret or load_secret(), token_ttl=token_ttl, backlog=backlog)
+        gateway = Gateway(access=access, secret=secret or load_secret(), token_ttl=token_ttl, backlog=backlog)
         config = uvicorn.Config(create_app(gateway), log_config=None, access_log=False, lifespan="on",
                                 ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False, ws_ping_interval=20, timeout_graceful_shutdown=3)
         server = _Server(config)

@@ -18,13 +18,14 @@ def nats_server(tmp_path):
 
 @pytest.fixture
 async def services(nats_server):
-    running = await Services().start(SERVICES, nats_server.url)
+    running = await Services().start(SERVICES, nats_server.access)
     yield running
     await running.stop()
 
 
 @pytest.fixture
 async def client(nats_server):
-    c = await GameClient.connect(nats_server.url)
+    """The operator's client: the tests stack deals and read seeds as only the operator may."""
+    c = await GameClient.connect(nats_server.access, "operator")
     yield c
     await c.close()

@@ -25,7 +25,7 @@ STOCK = ["5S", "6S", "7S", "8S"]
 
 @pytest.fixture
 async def gateway(services, nats_server):
-    running = await Running.start(nats_server.url, port=0, secret=SECRET, backlog=256)
+    running = await Running.start(nats_server.access, port=0, secret=SECRET, backlog=256)
     yield running
     await running.stop()
 

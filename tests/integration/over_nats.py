@@ -9,7 +9,7 @@ from engine.dealer import Dealer
 from engine.intake import read_command
 from engine.table import Table
 from services.client import Follower, GameClient
-from services.topology import COMMANDS, FEED, ROLE_HEADER, SEEDS, command_subject, feed_subject
+from services.topology import COMMANDS, FEED, SEEDS, command_subject, feed_subject, origin_of
 
 
 def new_game() -> str:
@@ -41,10 +41,9 @@ async def _stored(client: GameClient, stream: str, subject: str) -> list:
         seq = msg.seq + 1
 
 
-async def stored_commands(client: GameClient, game: str) -> list[tuple[bytes, bool]]:
-    """The game's commands as the stream holds them: (bytes, sent by the dealer), in order."""
-    return [(msg.data, (msg.headers or {}).get(ROLE_HEADER) == "dealer")
-            for msg in await _stored(client, COMMANDS, command_subject(game))]
+async def stored_commands(client: GameClient, game: str) -> list[tuple[bytes, str]]:
+    """The game's commands as the stream holds them: (bytes, origin), in order."""
+    return [(msg.data, origin_of(msg.subject)) for msg in await _stored(client, COMMANDS, command_subject(game, "*"))]
 
 
 async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
@@ -58,12 +57,12 @@ async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
     return seeds
 
 
-def uninterrupted(commands: list[tuple[bytes, bool]], seeds: dict[int, str]) -> list:
+def uninterrupted(commands: list[tuple[bytes, str]], seeds: dict[int, str]) -> list:
     """The events the same commands give in process, one table, no crash."""
     table = Table(dealer=Dealer(lambda hand: seeds[hand]))
     events = []
-    for data, from_dealer in commands:
-        command = read_command(data, from_dealer)
+    for data, origin in commands:
+        command = read_command(data, origin)
         events += [command] if isinstance(command, Rejected) else table.handle(command)
     return events
 

@@ -20,18 +20,18 @@ from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
 import pytest
 
 
-def start_table(url: str, tmp_path) -> subprocess.Popen:
+def start_table(server, tmp_path) -> subprocess.Popen:
     """The table service as its own process, as `zioncheck serve table` runs it."""
     out = open(tmp_path / "table.log", "ab")
-    process = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "table", "--nats-url", url,
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "table", *server.cli_args,
                                 "--log-level", "warning"], stdout=subprocess.PIPE, stderr=out)
     assert b"serving table" in process.stdout.readline()
     return process
 
 
 async def test_a_table_killed_mid_game_resumes_with_no_event_lost_or_doubled(nats_server, client, tmp_path):
-    others = await Services().start(["dealer", "scoring"], nats_server.url)
-    table = start_table(nats_server.url, tmp_path)
+    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    table = start_table(nats_server, tmp_path)
     try:
         game = new_game()
         follower = await client.follow(game)
@@ -42,7 +42,7 @@ async def test_a_table_killed_mid_game_resumes_with_no_event_lost_or_doubled(nat
         await follower.wait_until(lambda f: f.state.hand == 2, timeout=60)
         os.kill(table.pid, signal.SIGKILL)
         table.wait()
-        table = start_table(nats_server.url, tmp_path)
+        table = start_table(nats_server, tmp_path)
         await asyncio.wait_for(playing, timeout=120)
         await follower.wait_until(lambda f: all(f.state.seeds), timeout=30)
         logged = [e for b in follower.batches for e in b.events]
@@ -95,8 +95,8 @@ async def test_two_table_instances_sharing_the_consumer_play_concurrent_games_ex
         nats_server, client):
     """Each instance takes some deliveries of each game, so neither can trust its delivery order:
     each reads every game's earlier commands from the stream before applying one."""
-    tables = [await Services().start(["table"], nats_server.url) for _ in range(2)]
-    others = await Services().start(["dealer", "scoring"], nats_server.url)
+    tables = [await Services().start(["table"], nats_server.access) for _ in range(2)]
+    others = await Services().start(["dealer", "scoring"], nats_server.access)
     try:
         games, plays = [], []
         for index in range(2):

@@ -177,7 +177,7 @@ async def test_the_web_page_and_its_files_are_served(http):
 async def test_zioncheck_serve_gateway_serves_on_the_port_asked_and_stops_on_sigterm(nats_server, tmp_path):
     port = free_port()
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cli.main", "serve", "gateway", "--port", str(port), "--nats-url", nats_server.url,
+        sys.executable, "-m", "cli.main", "serve", "gateway", "--port", str(port), *nats_server.cli_args,
         "--log-level", "warning", stdout=asyncio.subprocess.PIPE, env=os.environ | {"ZIONCHECK_HOME": str(tmp_path)})
     try:
         async with asyncio.timeout(20):

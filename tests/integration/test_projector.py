@@ -51,15 +51,15 @@ async def assert_views_are_the_logs(client, follower) -> None:
 
 
 async def test_a_projector_that_starts_late_or_restarts_projects_each_batch_once(nats_server, client):
-    table = await Services().start(["table"], nats_server.url)
+    table = await Services().start(["table"], nats_server.access)
     try:
         follower = await stacked_game(client, 3, HANDS, STOCK)
         await play(client, follower, MOVES[:4])
-        projector = await Services().start(["projector"], nats_server.url)
+        projector = await Services().start(["projector"], nats_server.access)
         await projected(client, follower.game, len(follower.batches))
         await projector.stop()
         await play(client, follower, MOVES[4:])
-        projector = await Services().start(["projector"], nats_server.url)
+        projector = await Services().start(["projector"], nats_server.access)
         await assert_views_are_the_logs(client, follower)
         await projector.stop()
     finally:
@@ -71,26 +71,26 @@ def zioncheck(*args: str) -> subprocess.CompletedProcess:
 
 
 async def test_rebuild_views_makes_views_and_feed_again_from_the_logs(nats_server, client):
-    table = await Services().start(["table"], nats_server.url)  # no projector: nothing is projected
+    table = await Services().start(["table"], nats_server.access)  # no projector: nothing is projected
     try:
         follower = await stacked_game(client, 3, HANDS, STOCK)
         await play(client, follower, MOVES)
     finally:
         await table.stop()
-    rebuilt = await asyncio.to_thread(zioncheck, "rebuild-views", "--feed", "--nats-url", nats_server.url)
+    rebuilt = await asyncio.to_thread(zioncheck, "rebuild-views", "--feed", *nats_server.cli_args)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert f"{follower.game}: views at seq {len(follower.batches)}, feed republished" in rebuilt.stdout
     await assert_views_are_the_logs(client, follower)
-    shown = await asyncio.to_thread(zioncheck, "view", follower.game, "--seat", "1", "--nats-url", nats_server.url)
+    shown = await asyncio.to_thread(zioncheck, "view", follower.game, "--seat", "1", *nats_server.cli_args)
     assert decode_seat_view(shown.stdout).cards == list(follower.state.hands[1])
 
 
 async def test_rebuild_views_and_view_of_an_unknown_game_say_so_in_one_line(nats_server):
-    result = await asyncio.to_thread(zioncheck, "rebuild-views", "no-such-game", "--nats-url", nats_server.url)
+    result = await asyncio.to_thread(zioncheck, "rebuild-views", "no-such-game", *nats_server.cli_args)
     assert result.returncode == 2
     assert result.stderr.strip() == ("zioncheck rebuild-views: no game 'no-such-game' is stored "
                                      "(zioncheck games lists them)")
-    result = await asyncio.to_thread(zioncheck, "view", "no-such-game", "--nats-url", nats_server.url)
+    result = await asyncio.to_thread(zioncheck, "view", "no-such-game", *nats_server.cli_args)
     assert result.returncode == 2
     assert result.stderr.startswith("zioncheck view: no view 'no-such-game.public' is stored")
     assert len(result.stderr.strip().splitlines()) == 1

@@ -11,9 +11,9 @@ FIVE_HANDS = [["2C", "3D", "4H", "5S", "6C", "KD", "QD", "8H", "9S", "10C"] for 
 STOCK = ["7C", "7D", "7H", "7S", "JC", "JD", "JH", "JS", "AC", "AD"]
 
 
-async def fire(url: str, game: str, commands) -> list[int]:
+async def fire(access, game: str, commands) -> list[int]:
     """Each command from its own connection, all at once; returns their stream sequences."""
-    clients = [await GameClient.connect(url) for _ in commands]
+    clients = [await GameClient.connect(access, "platform") for _ in commands]
     try:
         return list(await asyncio.gather(*(c.send(game, cmd) for c, cmd in zip(clients, commands))))
     finally:
@@ -28,7 +28,7 @@ async def test_r11a_concurrent_claims_go_to_the_nearest_claimant_among_those_bef
         for move in (DrawStock(seat=0), Discard(seat=0, card="KD"), DrawStock(seat=0), Discard(seat=0, card="QD")):
             await follower.outcome(await client.send(follower.game, move))
         racers = [ClaimDiscard(seat=4), ClaimDiscard(seat=3), ClaimDiscard(seat=2), DrawStock(seat=1)]
-        seqs = await fire(nats_server.url, follower.game, racers)
+        seqs = await fire(nats_server.access, follower.game, racers)
         outcomes = [await follower.outcome(seq) for seq in seqs]
         draw_seq = seqs[-1]
         in_time = [cmd.seat for cmd, seq in zip(racers, seqs) if isinstance(cmd, ClaimDiscard) and seq < draw_seq]
@@ -47,7 +47,7 @@ async def test_r14_of_two_concurrent_swaps_for_one_joker_the_first_in_the_stream
         down = GoDown(seat=0, melds=[["5C", "JK", "7C", "8C"], ["9H", "10H", "JH", "QH"]])
         assert not isinstance((await follower.outcome(await client.send(follower.game, down)))[0], Rejected)
         swaps = [SwapJoker(seat=1, target=(0, 0), card="6C"), SwapJoker(seat=2, target=(0, 0), card="6C")]
-        seqs = await fire(nats_server.url, follower.game, swaps)
+        seqs = await fire(nats_server.access, follower.game, swaps)
         first, second = sorted(zip(seqs, swaps))
         assert isinstance((await follower.outcome(first[0]))[0], JokerSwapped)
         assert (await follower.outcome(first[0]))[0].seat == first[1].seat, f"trial {trial}"

@@ -13,6 +13,6 @@ async def test_every_scenario_prints_the_same_json_over_nats_as_in_process(nats_
     differ = []
     for path in SCENARIOS:
         scenario = load(path.read_bytes())
-        if run(scenario) != await play(scenario, nats_server.url, services):
+        if run(scenario) != await play(scenario, nats_server.access, services):
             differ.append(path.name)
     assert differ == []

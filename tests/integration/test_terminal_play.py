@@ -29,7 +29,7 @@ async def typist(client, game: str, seat: int, lines: asyncio.Queue) -> None:
 async def test_a_person_typing_moves_plays_a_whole_game_against_bots(nats_server, services, client):
     game, lines, said = new_game(), asyncio.Queue(), []
     typing = asyncio.create_task(typist(client, game, 0, lines))
-    final = await asyncio.wait_for(session(nats_server.url, 0, ["greedy"] * 3, 0.0, lines, said.append, game),
+    final = await asyncio.wait_for(session(nats_server.access, 0, ["greedy"] * 3, 0.0, lines, said.append, game),
                                    timeout=120)
     await typing
     assert final.game_over
