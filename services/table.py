@@ -121,8 +121,9 @@ class TableService:
         return answer
 
 
-class DealerRefused(Exception):
-    """The dealer sees another state of the game than this table: the command is tried again later."""
+class DealerRefused(LogConflict):
+    """The dealer, reading the log, sees another state of the game than this table's copy: another
+    writer moved the log on. Like any conflict: fold what it appended, then decide again."""
 
 
 def _count(game: str, seq: int, first) -> None:

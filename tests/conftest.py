@@ -1,4 +1,5 @@
-"""Integration fixtures: real nats-server processes, each with its own port and store."""
+"""Fixtures for the tests that talk to a real nats-server: each server has its own port, store and
+logins, and runs with the shipped users and permissions (services.access)."""
 import pytest
 
 from services.app import SERVICES, Services

@@ -1,0 +1,310 @@
+"""Each attack a security review tried, tried again as the role that would try it, against a real
+nats-server running the shipped users and permissions with the services up. NATS or the service
+must refuse it, and the game must go on untouched.
+"""
+import asyncio
+import os
+import stat
+
+import msgspec
+import nats
+import pytest
+from nats.errors import TimeoutError as NatsTimeout
+
+from contracts.commands import Deal, DrawStock, StartGame
+from contracts.dealer import ReshuffleRefused, ReshuffleRequest
+from contracts.events import HandDealt, Rejected
+from contracts.log import Batch, decode_batch, encode
+from contracts.views import decode_public_view
+from services.observability import DROPPED
+from services.topology import (COMMANDS, LOG, RESHUFFLE, SEEDS, VIEWS, command_subject, kv_stream, live_subject,
+                               log_subject, public_view_key, rejected_subject, seat_view_key)
+from attacker import REFUSED, Attacker
+from over_nats import new_game, stacked_game
+
+pytestmark = pytest.mark.security
+
+HANDS = [["AS", "2S", "9D"], ["3S", "4S", "9C"]]
+STOCK = ["5S", "6S", "7S"]
+OUTSIDERS = ("platform", "spectator", "gateway", "bots")   # logins that must never write the log
+
+
+@pytest.fixture
+async def login(nats_server):
+    made = []
+
+    async def as_user(user: str) -> Attacker:
+        made.append(await Attacker.login(nats_server.access, user))
+        return made[-1]
+
+    yield as_user
+    for attacker in made:
+        await attacker.close()
+
+
+async def dealt_game(client) -> str:
+    """A game the dealer service dealt, waiting for its first move."""
+    game = new_game()
+    follower = await client.follow(game)
+    await client.send(game, StartGame(game_id=game, players=2))
+    await follower.wait_until(lambda f: f.state.hand == 1 and not f.state.hand_over)
+    await follower.stop()
+    return game
+
+
+async def log_of(client, game: str) -> list[Batch]:
+    from services.game_log import read_batches
+    return [batch for _, batch in await read_batches(client.js, game)]
+
+
+async def test_a_connection_without_credentials_is_refused(nats_server):
+    errors = []
+
+    async def heard(error):
+        errors.append(str(error))
+
+    with pytest.raises(Exception):
+        await nats.connect(nats_server.url, error_cb=heard, allow_reconnect=False, max_reconnect_attempts=0,
+                           connect_timeout=2)
+    assert any("Authorization" in e for e in errors)
+
+
+async def test_the_embedded_servers_logins_are_readable_by_their_owner_only(nats_server):
+    folder = nats_server.credentials
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    files = list(folder.glob("*.json"))
+    assert {f.stem for f in files} >= {"table", "dealer", "platform", "spectator", "operator"}
+    assert all(stat.S_IMODE(os.stat(f).st_mode) == 0o600 for f in files)
+    config = next(nats_server.credentials.parent.glob("nats-*.conf"))
+    assert stat.S_IMODE(os.stat(config).st_mode) == 0o600
+
+
+@pytest.mark.parametrize("user", ["platform", "spectator"])
+async def test_players_and_spectators_cannot_read_hidden_cards_in_the_log_or_its_live_copy(
+        services, client, login, user):
+    attacker = await login(user)
+    heard = []
+    for subject in ("zc.log.>", "zc.live.>"):
+        async def hear(msg) -> None:
+            heard.append(msg)
+
+        await attacker.nc.subscribe(subject, cb=hear)
+    game = await dealt_game(client)
+    await asyncio.sleep(0.3)
+    assert heard == [], "a hidden card reached a player"
+    assert await attacker.refused("zc.live.>") and await attacker.refused("zc.log.>")
+    with pytest.raises(NatsTimeout):  # a direct read of the log
+        await attacker.js.get_msg(LOG, seq=1, subject=log_subject(game))
+    with pytest.raises(NatsTimeout):  # a consumer on the log
+        await attacker.js.subscribe(log_subject(game), stream=LOG, ordered_consumer=True)
+
+
+async def test_nobody_but_the_dealer_reads_or_writes_the_seeds_before_their_reveal(services, client, login):
+    game = await dealt_game(client)
+    for user in ("platform", "spectator", "gateway", "bots", "table", "projector", "scoring"):
+        attacker = await login(user)
+        key = f"$KV.{SEEDS}.{game}.1"
+        with pytest.raises(NatsTimeout):
+            await attacker.nc.request(f"$JS.API.DIRECT.GET.{kv_stream(SEEDS)}.{key}", b"", timeout=REFUSED)
+        await attacker.nc.publish(f"$KV.{SEEDS}.{game}.2", b"0" * 64)  # the next hand's seed, forged
+        assert await attacker.refused(f"$KV.{SEEDS}"), user
+    seeds = await client.js.key_value(SEEDS)
+    with pytest.raises(Exception):  # no seed for hand 2 yet: nobody wrote one
+        await seeds.get(f"{game}.2")
+
+
+@pytest.mark.parametrize("user", OUTSIDERS)
+async def test_only_the_table_appends_to_a_games_log(services, client, login, user):
+    game = await dealt_game(client)
+    before = await log_of(client, game)
+    attacker = await login(user)
+    forged = Batch(cause=10**9, events=[Rejected(seat=0, command="x", reason="bad_command", detail="forged")])
+    with pytest.raises(NatsTimeout):
+        await attacker.js.publish(log_subject(game, "hand"), encode(forged))
+    assert await attacker.refused("zc.log.")
+    assert await log_of(client, game) == before
+    # and the game goes on: the forged cause stopped nothing
+    follower = await client.follow(game)
+    first = follower.state.turn
+    [drawn] = await follower.outcome(await client.send(game, DrawStock(seat=first)))
+    assert drawn.seat == first
+
+
+async def test_a_role_header_gives_no_authority_and_only_the_dealer_publishes_dealer_commands(
+        services, client, login):
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    attacker = await login("platform")
+    deal = encode(Deal(hand=2, hands=[["AS"], ["2S"]], stock=[]))
+    ack = await attacker.js.publish(command_subject(follower.game), deal, headers={"Zc-Role": "dealer"})
+    [refused] = await follower.outcome(ack.seq)
+    assert refused.reason == "bad_command" and refused.detail.startswith("only the dealer")
+    with pytest.raises(NatsTimeout):
+        await attacker.js.publish(command_subject(follower.game, "dealer"), deal)
+    assert await attacker.refused(command_subject(follower.game, "dealer"))
+
+
+async def test_nobody_but_the_projector_writes_views(services, client, login):
+    game = await dealt_game(client)
+    views = await client.js.key_value(VIEWS)
+    await asyncio.sleep(0.3)
+    before = (await views.get(public_view_key(game))).value
+    for user in ("platform", "spectator", "gateway", "bots"):
+        attacker = await login(user)
+        await attacker.nc.publish(f"$KV.{VIEWS}.{public_view_key(game)}", b'{"seq": 999999999}')
+        assert await attacker.refused(f"$KV.{VIEWS}"), user
+    assert (await views.get(public_view_key(game))).value == before
+
+
+async def test_a_game_cannot_be_started_on_another_games_subject(services, client, login):
+    victim = await dealt_game(client)
+    attacker = await login("platform")
+    intruder = new_game()
+    follower = await client.follow(intruder)
+    ack = await attacker.js.publish(command_subject(intruder), encode(StartGame(game_id=victim, players=5)))
+    [refused] = await follower.outcome(ack.seq)
+    assert refused.reason == "bad_command" and victim in refused.detail
+    await asyncio.sleep(0.3)
+    view = decode_public_view((await (await client.js.key_value(VIEWS)).get(public_view_key(victim))).value)
+    assert view.players == 2
+
+
+async def test_only_the_table_asks_for_reshuffles_and_only_when_one_is_due(services, client, login):
+    game = await dealt_game(client)
+    platform = await login("platform")
+    ask = encode(ReshuffleRequest(game_id=game, hand=1, reshuffle=1, count=40))
+    with pytest.raises(NatsTimeout):
+        await platform.nc.request(RESHUFFLE, ask, timeout=REFUSED)
+    assert await platform.refused(RESHUFFLE)
+    table = await login("table")  # even the table's own login gets no order that is not due
+    nowhere = new_game()
+    for request in (ReshuffleRequest(game_id=game, hand=1, reshuffle=1, count=3_000_000),
+                    ReshuffleRequest(game_id=nowhere, hand=1, reshuffle=1, count=10),
+                    ReshuffleRequest(game_id=game, hand=2, reshuffle=1, count=1),
+                    ReshuffleRequest(game_id="*", hand=1, reshuffle=1, count=1)):
+        reply = await table.nc.request(RESHUFFLE, encode(request), timeout=5)
+        answer = msgspec.json.decode(reply.data, type=ReshuffleRefused)
+        assert answer.reason
+    seeds = await client.js.key_value(SEEDS)
+    assert [key async for key in _keys(seeds) if key.startswith(nowhere)] == [], "a seed made for no game"
+
+
+async def _keys(kv):
+    try:
+        for key in await kv.keys():
+            yield key
+    except Exception:  # noqa: BLE001 - no keys at all
+        return
+
+
+@pytest.mark.parametrize("subject", [live_subject("{game}", "hand"), rejected_subject("{game}")])
+async def test_nobody_publishes_on_the_subjects_followers_trust(services, client, login, subject):
+    game = await dealt_game(client)
+    for user in OUTSIDERS:
+        attacker = await login(user)
+        over = Batch(cause=1, events=[Rejected(seat=0, command="x", reason="bad_command", detail="forged")])
+        await attacker.nc.publish(subject.format(game=game), encode(over), headers={"Zc-Batch": "2",
+                                                                                    "Nats-Stream": LOG})
+        assert await attacker.refused(subject.format(game=game)), user
+
+
+async def test_a_follower_folds_only_what_the_log_stream_stored(services, client):
+    game = await dealt_game(client)
+    follower = await client.follow(game)
+    known = len(follower.batches)
+    fake = Batch(cause=1, events=[Rejected(seat=0, command="x", reason="bad_command", detail="fake")])
+    # Even a login that may publish anywhere cannot pass a batch off as stored without the server's header.
+    await client.nc.publish(live_subject(game, "move"), encode(fake), headers={"Zc-Batch": str(known + 1)})
+    await asyncio.sleep(0.3)
+    assert len(follower.batches) == known
+    await follower.stop()
+
+
+POISON = [b"", b"[" * 30_000 + b"]" * 30_000, b'{"type": "draw_stock", "seat": 0, "x": "' + b"a" * 20_000 + b'"}',
+          b"{" * 9 + b"}" * 9, b"\xff\xfe"]
+
+
+async def test_no_message_can_stop_a_game(services, client, login, nats_server):
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    platform = await login("platform")
+    dropped = DROPPED.labels("command")._value.get()
+    for data in POISON:
+        try:
+            ack = await platform.js.publish(command_subject(follower.game), data)
+        except Exception:  # noqa: BLE001 - refused by the stream itself (too large): never stored
+            continue
+        [refused] = await follower.outcome(ack.seq)
+        assert refused.reason == "bad_command"
+    await platform.nc.publish("zc.cmd.*.play", b'{"type": "draw_stock", "seat": 0}')  # a wildcard as a game id
+    await platform.nc.flush()
+    [drawn] = await follower.outcome(await client.send(follower.game, DrawStock(seat=0)))
+    assert drawn.card == "5S", "the game went on after every poison message"
+    for _ in range(40):
+        if DROPPED.labels("command")._value.get() > dropped:
+            break
+        await asyncio.sleep(0.05)
+    assert DROPPED.labels("command")._value.get() == dropped + 1
+
+
+async def test_poison_read_back_from_the_stream_after_a_restart_is_refused_not_retried(nats_server, client):
+    from services.app import Services
+    running = await Services().start(["table"], nats_server.access)
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    await running.stop()  # no table: the commands wait in the stream
+    first = await client.send(follower.game, b"")
+    await client.send(follower.game, b"[" * 5000 + b"]" * 5000)
+    draw = await client.send(follower.game, DrawStock(seat=0))
+    running = await Services().start(["table"], nats_server.access)
+    try:
+        [drawn] = await follower.outcome(draw)
+        assert drawn.card == "5S"
+        assert follower.outcomes[first][0].reason == "bad_command"
+    finally:
+        await running.stop()
+
+
+@pytest.mark.parametrize("user", ["spectator", "platform"])
+async def test_a_spectator_reads_public_views_only_and_a_platform_every_seat(services, client, login, user):
+    game = await dealt_game(client)
+    await asyncio.sleep(0.3)
+    attacker = await login(user)
+    views = await attacker.js.key_value(VIEWS)
+    assert decode_public_view((await views.get(public_view_key(game))).value).game_id == game
+    if user == "spectator":
+        with pytest.raises(NatsTimeout):
+            await views.get(seat_view_key(game, 0))
+        with pytest.raises(NatsTimeout):  # nor by a plain get, which names the key in its body
+            await attacker.nc.request(f"$JS.API.STREAM.MSG.GET.{kv_stream(VIEWS)}", b'{"last_by_subj": "x"}',
+                                      timeout=REFUSED)
+    else:
+        assert (await views.get(seat_view_key(game, 0))).value
+
+
+@pytest.mark.parametrize("user", OUTSIDERS + ("table", "dealer", "scoring", "projector"))
+async def test_no_service_or_client_changes_or_removes_a_stream(nats_server, services, login, user):
+    attacker = await login(user)
+    for call in (f"STREAM.UPDATE.{LOG}", f"STREAM.DELETE.{LOG}", f"STREAM.PURGE.{COMMANDS}",
+                 f"STREAM.CREATE.EVIL", f"CONSUMER.DELETE.{COMMANDS}.zc-tables"):
+        if user in ("table",) and call.startswith("CONSUMER.DELETE"):
+            continue  # the table may drop its own consumer; it is recreated on start
+        with pytest.raises(NatsTimeout):
+            await attacker.nc.request(f"$JS.API.{call}", b"{}", timeout=REFUSED)
+
+
+async def test_starting_services_never_changes_an_existing_streams_config(nats_server, client):
+    from services.app import SERVICES, Services
+    running = await Services().start(SERVICES, nats_server.access)
+    await running.stop()
+    info = await client.js.stream_info(LOG)
+    await client.js.update_stream(info.config.evolve(max_age=86400.0 * 365))
+    running = await Services().start(SERVICES, nats_server.access)  # no replicas given: nothing to change
+    await running.stop()
+    assert (await client.js.stream_info(LOG)).config.max_age == 86400.0 * 365
+    assert (await client.js.stream_info(LOG)).config.num_replicas == 1
+
+
+async def test_a_seed_stays_hidden_until_its_hand_ends_and_then_checks_out(services, client):
+    game = await dealt_game(client)
+    follower = await client.follow(game)
+    dealt = next(e for b in follower.batches for e in b.events if isinstance(e, HandDealt))
+    assert dealt.commitment and not any(follower.state.seeds)
+    await follower.stop()
