@@ -1,4 +1,4 @@
-"""`zioncheck scenario FILE.json`: the rules oracle (SCENARIOS.md)."""
+"""`zioncheck scenario FILE.json`: the rules oracle (docs/scenarios.md)."""
 import json
 import sys
 
@@ -8,7 +8,7 @@ from engine.scenario import ScenarioError, load, run
 
 def add(sub) -> None:
     p = sub.add_parser("scenario", help="play one hand from a stacked deal and print the outcome as JSON",
-                       description="Play one hand from a scenario file (see SCENARIOS.md) and print, as JSON, "
+                       description="Play one hand from a scenario file (see docs/scenarios.md) and print, as JSON, "
                                    "what became of each command and the final state. Exit 0 for any valid file "
                                    "(refused commands are results); exit 2 for a malformed one.")
     p.add_argument("file", help="the scenario, as JSON")

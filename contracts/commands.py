@@ -1,7 +1,7 @@
 """Commands: what players and the dealer ask the table to do.
 
 The wire form is JSON with a `type` tag; the seven player commands are those of
-SCENARIOS.md. Cards travel as strings and are checked by the rules (R2), so a
+docs/scenarios.md. Cards travel as strings and are checked by the rules (R2), so a
 malformed card is a rejection (`bad_command`), not a decode error.
 """
 from typing import Literal
@@ -69,7 +69,7 @@ class RevealSeed(Command, tag="reveal_seed"):
     seed: str
 
 
-# --- a seat's moves (SCENARIOS.md) -------------------------------------------------
+# --- a seat's moves (docs/scenarios.md) --------------------------------------------
 
 class DrawStock(Command, tag="draw_stock"):
     """R9, R10: draw the top card of the stock."""

@@ -1,4 +1,4 @@
-"""The rules oracle: play one hand from a stacked deal (format: SCENARIOS.md)."""
+"""The rules oracle: play one hand from a stacked deal (format: docs/scenarios.md)."""
 import msgspec
 
 from contracts.events import Event, GameStarted, HandDealt, Rejected
@@ -79,7 +79,7 @@ def result(index: int, events: list[Event]) -> dict:
 
 
 def view(state: GameState) -> dict:
-    """The state block of SCENARIOS.md."""
+    """The state block of docs/scenarios.md."""
     return {
         "hand": state.hand,
         "turn": state.turn,

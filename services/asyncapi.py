@@ -179,7 +179,7 @@ OPERATIONS = {
 
 MESSAGES = [
     Message("sendCommand", StartGame, "Open a game.", (COMMAND_ID,)),
-    Message("sendCommand", SeatCommand, "A seat's move (SCENARIOS.md).", (COMMAND_ID,), name="SeatCommand"),
+    Message("sendCommand", SeatCommand, "A seat's move (docs/scenarios.md).", (COMMAND_ID,), name="SeatCommand"),
     Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
             (DEALER_ID,), name="DealerCommand"),
     Message("receiveLog", Batch, "The events one command caused, appended atomically.",

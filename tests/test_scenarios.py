@@ -1,7 +1,7 @@
-"""The rules proved from outside: every scenario file beside its expected outcome (SCENARIOS.md).
+"""The rules proved from outside: every scenario file beside its expected outcome (docs/scenarios.md).
 
 Each `tests/scenarios/NAME.json` with a `NAME.expected.json` is played through the
-oracle and compared on what SCENARIOS.md promises: each result's `index`,
+oracle and compared on what docs/scenarios.md promises: each result's `index`,
 `accepted` and `reason`, and the whole `state` block. Hands are compared as
 multisets, since the order of a hand is free; everything else exactly.
 """
@@ -29,7 +29,7 @@ def play(path: Path) -> dict:
 
 
 def comparable(outcome: dict) -> dict:
-    """The parts of an outcome SCENARIOS.md fixes, with hands as sorted multisets."""
+    """The parts of an outcome docs/scenarios.md fixes, with hands as sorted multisets."""
     results = [{key: r[key] for key in RESULT_KEYS if key in r} for r in outcome["results"]]
     state = dict(outcome["state"])
     state["hands"] = [sorted(hand) for hand in state["hands"]]
