@@ -137,28 +137,57 @@ def _quoted(items) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
-def user_block(credential: Credential, password: str | None = None) -> str:
+def user_block(credential: Credential) -> str:
     """One user of the account, as nats-server configuration."""
     rights = PERMISSIONS[credential.role]
     subscribe = (*rights.subscribe, f"{inbox_prefix(credential.user)}.>")
     responses = "\n        allow_responses: {max: 1, expires: \"30s\"}" if rights.responds else ""
-    return (f"      {{user: {json.dumps(credential.user)}, password: {password or json.dumps(credential.password)}\n"
+    return (f"      {{user: {json.dumps(credential.user)}, password: {json.dumps(credential.password)}\n"
             f"       permissions: {{\n"
             f"        publish: {{allow: {_quoted(rights.publish)}}}\n"
             f"        subscribe: {{allow: {_quoted(sorted(set(subscribe)))}}}{responses}\n"
             f"       }}}}")
 
 
-def accounts_block(credentials: list[Credential], passwords_from_variables: bool = False) -> str:
+def accounts_block(credentials: list[Credential]) -> str:
     """The `accounts` section: one account with JetStream, a user per credential."""
-    users = [user_block(c, f"${password_variable(c.user)}" if passwords_from_variables else None)
-             for c in credentials]
+    users = [user_block(c) for c in credentials]
     return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: enabled\n    users: [\n"
             + "\n".join(users) + "\n    ]\n  }\n}\n")
 
 
-def password_variable(user: str) -> str:
-    return "ZC_PASSWORD_" + user.upper().replace("-", "_")
+ROUTE_USER = "route"
+
+
+def routes_block(password: str, routes: list[str]) -> str:
+    """A cluster's route authentication: the login other nodes use, and the routes with it."""
+    urls = [f"nats-route://{ROUTE_USER}:{password}@{route}" for route in routes]
+    return (f"authorization {{user: {json.dumps(ROUTE_USER)}, password: {json.dumps(password)}}}\n"
+            f"routes: {_quoted(urls)}\n")
+
+
+def write_server_files(folder: Path, routes: list[str]) -> list[Path]:
+    """The files a deployment's server configs include, from the logins in `folder`/credentials:
+    accounts.conf (users and permissions) and routes.conf (cluster route authentication)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    credentials = make_credentials(folder / "credentials")
+    route_file = folder / "route-password"
+    if not route_file.exists():
+        write_private(route_file, secrets.token_urlsafe(24))
+    written = [write_private(folder / "accounts.conf", accounts_block(list(credentials.values()))),
+               write_private(folder / "routes.conf", routes_block(route_file.read_text().strip(), routes))]
+    return written
+
+
+def write_private(path: Path, text: str) -> Path:
+    """A file only its owner may read: it holds passwords."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.chmod(path, 0o600)
+    return path
 
 
 @dataclass(frozen=True)

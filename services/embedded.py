@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from services.access import Access, accounts_block, make_credentials
+from services.access import Access, write_private, accounts_block, make_credentials
 
 HOME = Path(os.environ.get("ZIONCHECK_HOME", ".zioncheck"))
 
@@ -68,15 +68,6 @@ def config_text(port: int, store: Path, sync_always: bool = True, credentials: P
         text += accounts_block(list(make_credentials(credentials).values()))
     return text + extra
 
-
-def write_private(path: Path, text: str) -> Path:
-    """Write a file only its owner may read (it holds passwords)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)
-    os.chmod(path, 0o600)
-    return path
 
 
 
