@@ -15,8 +15,9 @@ BENCHMARKS = {
     "fold": "bench.fold",
     "service": "bench.service",
     "fanout": "bench.fanout",
+    "poison": "bench.poison",
 }
-DEFAULT = ("games", "fold", "service", "fanout")
+DEFAULT = ("games", "fold", "service", "fanout", "poison")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@ are bounded before anything is decoded.
 """
 import msgspec
 
-from contracts.commands import (DEALER, MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, PLAY, Command, Deal, Reshuffle,
+from contracts.commands import (DEALER, MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, ORIGINS, PLAY, Command, Deal, Reshuffle,
                                 RevealSeed, StartGame)
 from contracts.events import Rejected
 from contracts.log import decode_command
@@ -28,10 +28,11 @@ def read_command(data: bytes, origin: str = PLAY, game: str | None = None) -> Co
         command = decode_command(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         return unreadable(data, error)
+    if origin not in ORIGINS:
+        return rejection(command, "bad_command", f"unknown origin {origin[:40]!r}")
     if isinstance(command, DEALER_ONLY) != (origin == DEALER):
         detail = ("only the dealer deals, reshuffles and reveals seeds" if origin == PLAY else
-                  f"commands from {origin!r} may only deal and reveal seeds" if origin == DEALER else
-                  f"unknown origin {origin[:40]!r}")
+                  "the dealer's subject carries only deals, reshuffles and seed reveals")
         return rejection(command, "bad_command", detail)
     if game is not None and isinstance(command, StartGame) and command.game_id != game:
         return rejection(command, "bad_command", f"game_id {command.game_id[:80]!r} is not this game, {game!r}")
