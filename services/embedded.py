@@ -82,7 +82,7 @@ class NatsServer:
         store.mkdir(parents=True, exist_ok=True)
         self.credentials = credentials or store.parent / "credentials"
         self.access = Access((self.url,), self.credentials)
-        conf = write_private(store.parent / f"nats-{self.port}.conf",
+        self.config = conf = write_private(store.parent / f"nats-{self.port}.conf",
                              config_text(self.port, store, sync_always, self.credentials if secure else None))
         make_credentials(self.credentials)  # logins work either way: an open server ignores them
         out = open(log, "ab") if log else subprocess.DEVNULL
@@ -117,6 +117,7 @@ class NatsServer:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self.config.unlink(missing_ok=True)  # it holds the passwords; the next start writes its own
 
 
 def _die_with_parent() -> None:
