@@ -76,8 +76,13 @@ def without_refusals(view: SeatView) -> bytes:
     return encode(replace(view, refusals=[]))
 
 
-def not_its_own(view: SeatView, batches: list[Batch]) -> list:
-    """The refusals in a seat's view that the log does not hold as that seat's own (none, when nothing leaks)."""
-    own = {(batch.cause, event.command, event.reason, event.detail)
-           for batch in batches for event in batch.events if isinstance(event, ev.Rejected) and event.seat == view.seat}
-    return [r for r in view.refusals if (r.cause, r.command, r.reason, r.detail) not in own]
+def refusals_in(batches: list[Batch]) -> set[tuple]:
+    """Every refusal the log holds, as (seat, cause, command, reason, detail)."""
+    return {(event.seat, batch.cause, event.command, event.reason, event.detail)
+            for batch in batches for event in batch.events if isinstance(event, ev.Rejected)}
+
+
+def not_its_own(view: SeatView, logged: set[tuple]) -> list:
+    """The refusals in a seat's view that the log (refusals_in) does not hold as that seat's own: none, when
+    nothing leaks."""
+    return [r for r in view.refusals if (view.seat, r.cause, r.command, r.reason, r.detail) not in logged]

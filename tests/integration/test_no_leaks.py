@@ -19,7 +19,7 @@ from contracts.views import SeatRefusal, decode_public_view, decode_seat_view
 from domain.cards import NATURALS
 from domain.views import feed_batch, public_view, seat_view
 from engine.game import play_game
-from leak_check import feed_leaks, hand_of, history, not_its_own, unshown, without_refusals
+from leak_check import feed_leaks, hand_of, history, not_its_own, refusals_in, unshown, without_refusals
 from services.bot_seats import play_seats
 from services.topology import VIEWS, feed_subject, public_view_key
 from over_nats import new_game, stored_feed
@@ -32,7 +32,7 @@ def test_in_process_whole_games_show_no_card_before_the_table_and_no_seat_anothe
         log = play_game(bots, seed=seed, game_id="leaks").log
         batches = [Batch(cause=cause, events=[e.event for e in log if e.cause == cause])
                    for cause in dict.fromkeys(e.cause for e in log)]
-        projections, shown = history(batches)
+        projections, shown, logged = *history(batches), refusals_in(batches)
         for n, events in enumerate((batch.events for batch in batches), 1):
             every_kind |= {type(e) for e in events}
             assert not unshown(encode(public_view(projections[n])), shown[n]), f"{bots} batch {n}"
@@ -41,7 +41,7 @@ def test_in_process_whole_games_show_no_card_before_the_table_and_no_seat_anothe
             for seat in range(len(bots)):
                 own, view = hand_of(projections[n], seat), seat_view(projections[n], seat)
                 assert not unshown(without_refusals(view), shown[n], own), f"{bots} seat {seat}"
-                assert not_its_own(view, batches) == [], f"{bots} seat {seat}"
+                assert not_its_own(view, logged) == [], f"{bots} seat {seat}"
     # The games put every way a card reaches the table, or leaves it, through the check.
     assert {ev.StockReshuffled, ev.ClaimWon, ev.ClaimFailed, ev.JokerSwapped, ev.LaidOff} <= every_kind
 
@@ -50,7 +50,7 @@ async def test_over_nats_no_feed_batch_or_view_shows_a_card_before_the_table_and
         services, client):
     games = await asyncio.gather(watched_game(client, 3, seed=3), watched_game(client, 4, seed=1))
     for game, batches, seen, (cause, canary) in games:
-        projections, shown = history(batches)
+        projections, shown, logged = *history(batches), refusals_in(batches)
         assert canary.reason == "card_not_in_hand"   # a refusal that lists a hand is in the log...
         refusal = SeatRefusal(cause=cause, command=canary.command, reason=canary.reason, detail=canary.detail)
         seat_1 = [decode_seat_view(data) for subject, data in seen["views"] if subject.endswith(".seat.1")]
@@ -69,7 +69,7 @@ async def test_over_nats_no_feed_batch_or_view_shows_a_card_before_the_table_and
                 hand = hand_of(projections[view.seq], view.seat)
                 assert Counter(view.cards) == hand
                 assert not unshown(without_refusals(view), shown[view.seq], own=hand), f"{game} seat {view.seat}"
-                assert not_its_own(view, batches) == [], f"{game} seat {view.seat} view {view.seq}"
+                assert not_its_own(view, logged) == [], f"{game} seat {view.seat} view {view.seq}"
         for data in seen["feed"]:
             batch = decode_feed_batch(data)
             assert batch == feed_batch(game, batch.seq, batches[batch.seq - 1].events)
