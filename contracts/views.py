@@ -2,13 +2,18 @@
 
 Views are folds of the log, published in KV zc_views under `<game>.public` and
 `<game>.seat.<n>`. `seq` counts the log batches folded, so a client keeps the
-view with the highest seq and drops any older one it receives later.
+view with the highest seq and drops any older one it receives later. `applied`
+is the command whose batch was folded last: a sender whose publish ack said seq S
+knows its command was handled once a view shows `applied >= S`, and finds it in
+its seat's `refusals` if the table refused it.
 """
 from typing import Literal
 
 import msgspec
 
 from contracts.events import MeldKind
+
+REFUSALS_KEPT = 8   # a seat view keeps that seat's latest refusals, this many
 
 
 class Contract(msgspec.Struct, frozen=True):
@@ -56,14 +61,29 @@ class DealRecord(msgspec.Struct, frozen=True):
     seed: str = ""
 
 
+class SeatRefusal(msgspec.Struct, frozen=True):
+    """R18: one of a seat's commands that the table refused, as the log holds it.
+
+    `cause` is the command's publish ack seq. `detail` may name the seat's own cards,
+    so a refusal is shown in that seat's view only.
+    """
+    cause: int
+    command: str
+    reason: str
+    detail: str
+
+
 class PublicView(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a spectator may know about a game: no card that is not on the table or the pile.
 
-    `hand` is 0 before the first deal. `turn` is None when no hand is in play. After a
-    hand ends, its table, pile and hand sizes stay in view until the next deal.
+    `applied` is the commands-stream sequence (the `cause`) of the last log batch folded
+    in, 0 before any: every command whose publish ack seq is at most `applied` has been
+    handled. `hand` is 0 before the first deal. `turn` is None when no hand is in play.
+    After a hand ends, its table, pile and hand sizes stay in view until the next deal.
     """
     game_id: str
     seq: int
+    applied: int = 0
     players: int
     decks: int
     hand: int
@@ -90,13 +110,16 @@ class PublicView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
-    """What one seat sees: the public view and its own cards, in the order it got them.
+    """What one seat sees: the public view, its own cards in the order it got them, and its refusals.
 
-    `seq` repeats `public.seq` so the key orders like the public one.
+    `seq` repeats `public.seq` so the key orders like the public one. `refusals` are the
+    seat's latest refused commands (at most 8), oldest first: a command of the seat whose
+    ack seq is at most `public.applied` was refused if one of them has that seq as `cause`.
     """
     seq: int
     seat: int
     cards: list[str]
+    refusals: list[SeatRefusal] = []
     public: PublicView
     v: int = 1
 

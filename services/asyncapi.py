@@ -11,8 +11,9 @@ a tuple's prefixItems become an items array, and a tagged union's discriminator
 becomes AsyncAPI's form, the tag's property name, declared and required.
 
 Operations are written from the side of the table's clients: a platform sends
-commands and receives the log, scores, standings and refusals; the dealer also sends
-dealer commands and answers reshuffle requests.
+commands and receives views, the feed, scores, standings and refusals; the house's
+own services also receive the log; the dealer also sends dealer commands and answers
+reshuffle requests.
 
 To document a new message, add one line to MESSAGES (and, for a new subject, one
 line to CHANNELS and one to OPERATIONS).
@@ -120,7 +121,8 @@ CHANNELS = {
         f"Commands for one game (stream {COMMANDS}): a game's start and its seats' moves. Only the "
         "platform, gateway and bots logins may publish here. The stream sequence totally orders a "
         "game's commands, whatever their subject; the publish ack's seq is the command's number, "
-        "which comes back as the `cause` of its outcome. Larger than 16 KiB, empty, nested deeper "
+        "which comes back as the `cause` of its batch in the log: the views show it as `applied` once "
+        "folded, and a seat's view lists the seat's refusals by it. Larger than 16 KiB, empty, nested deeper "
         "than 8, or not a command: refused as bad_command, never retried.")),
     "dealerCommands": Channel(command_subject(GAME, DEALER), "Dealer commands", (
         f"The dealer's deals and seed reveals for one game (stream {COMMANDS}, ordered with the "
@@ -133,7 +135,8 @@ CHANNELS = {
         "that start a game or end a hand. Once stored, each batch is republished on core NATS at "
         "zc.live.<game>.<kind> (headers Nats-Sequence and Zc-Batch added): the cheap way to follow "
         "a game live. A core subscriber on zc.log.> would also hear appends the stream refused. "
-        "It holds every hand's cards: give it to trusted platforms only.")),
+        "It holds every hand's cards: only the house's own services may read it; platforms and "
+        "spectators read the views and the feed.")),
     "scores": Channel(score_subject(GAME), "Scores", f"Per-hand scores and running totals (stream {SCORES})."),
     "rejected": Channel(rejected_subject(GAME), "Refusals outside a game", (
         "Core NATS, not stored: refusals of commands for a game that was never started (a "
@@ -152,10 +155,14 @@ CHANNELS = {
     "publicView": Channel(f"$KV.{VIEWS}.{public_view_key(GAME)}", "Public view", (
         f"The KV bucket {VIEWS}, key <game>.public: all a spectator may know of the game, put by the "
         "projector as the log grows (batches close together share one put). Read it with "
-        f"`kv.get` or `kv.watch` on `js.key_value(\"{VIEWS}\")`; keep the highest `seq`.")),
+        f"`kv.get` or `kv.watch` on `js.key_value(\"{VIEWS}\")`; keep the highest `seq`. `applied` is "
+        "the command whose batch was folded last: a command whose publish ack seq is at most "
+        "`applied` has been handled.")),
     "seatView": Channel(f"$KV.{VIEWS}.{seat_view_key(GAME, SEAT)}", "Seat view", (
-        f"The KV bucket {VIEWS}, key <game>.seat.<seat>: the public view plus that seat's own cards. "
-        "Give each seat its own key only (NATS permissions, or a gateway).")),
+        f"The KV bucket {VIEWS}, key <game>.seat.<seat>: the public view plus that seat's own cards "
+        "and its latest refusals (R18), whose details may name its cards. Once `public.applied` is at "
+        "least a command's publish ack seq, the command was refused if a refusal has that seq as "
+        "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway).")),
     "reshuffle": Channel(RESHUFFLE, "Reshuffle requests", (
         "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer). Only "
         "the table may ask and only the dealer may listen; the dealer answers only for a live hand "
@@ -166,13 +173,14 @@ CHANNELS = {
 OPERATIONS = {
     "sendCommand": Operation("send", "commands", "A platform opens a game and sends its seats' moves."),
     "sendDealerCommand": Operation("send", "dealerCommands", "The dealer deals each hand, reshuffles and reveals seeds."),
-    "receiveLog": Operation("receive", "log", "Follow a game's log and find each command's outcome by its cause."),
+    "receiveLog": Operation("receive", "log", "The house's services follow a game's log, each batch with its cause."),
     "receiveScores": Operation("receive", "scores", "Follow a game's per-hand scores."),
     "receiveRejected": Operation("receive", "rejected", "Hear refusals of commands for games never started."),
     "receiveStandings": Operation("receive", "standings", "Read or watch a game's standings."),
     "receiveFeed": Operation("receive", "feed", "Follow a game as a spectator sees it, or replay it."),
     "receivePublicView": Operation("receive", "publicView", "Read or watch a game's public view."),
-    "receiveSeatView": Operation("receive", "seatView", "Read or watch one seat's view."),
+    "receiveSeatView": Operation("receive", "seatView", "Read or watch one seat's view: its cards and the "
+                                 "outcome of its commands."),
     "replyReshuffle": Operation("receive", "reshuffle", "The dealer answers the table's R16 reshuffle request.",
                                 reply="reshuffleReply"),
 }
@@ -189,7 +197,7 @@ MESSAGES = [
     Message("receiveStandings", Standings, "A game's standings (R17)."),
     Message("receiveFeed", FeedBatch, "The public side of one log batch.", (FEED_ID,)),
     Message("receivePublicView", PublicView, "A game's public view: no card not on the table or the pile."),
-    Message("receiveSeatView", SeatView, "One seat's view: the public view and the seat's cards."),
+    Message("receiveSeatView", SeatView, "One seat's view: the public view, the seat's cards and its refusals."),
     Message("replyReshuffle", ReshuffleRequest, "How many cards lie below the pile's top card."),
     Message("replyReshuffle", Reshuffle, "The order of the new stock.", reply=True),
     Message("replyReshuffle", ReshuffleRefused, "No order: the reshuffle asked is not due.", reply=True),

@@ -1,11 +1,12 @@
-"""A platform's side of the wire: send commands to a game and follow its log.
+"""The house's side of the wire: send commands to a game and follow its log.
 
 Each command's sequence comes back in the publish ack; the table records it as the
 `cause` of the batch it appends, so the sender finds its outcome by that number.
 
 A client logs in as a role (services.access): following a game's log takes a role that
-may read it (the gateway, bots, the services, the operator); a platform or a spectator
-reads views and the feed instead.
+may read it (the gateway, bots, the services, the operator). A platform or a spectator
+reads views and the feed instead; a platform learns its commands' outcomes from the
+views' `applied` and a seat's `refusals` (docs/integration.md).
 """
 import asyncio
 import time

@@ -66,7 +66,7 @@ class ProjectorService:
             return None  # a redelivery, or folded already while catching up for a later batch
         if previous != str(known.last):
             await self._catch_up(known, game, before=seq)
-        await self._fold(known, game, seq, batch.events)
+        await self._fold(known, game, seq, batch)
         return known
 
     async def _views_written(self, game: str, known: _Known) -> None:
@@ -114,12 +114,12 @@ class ProjectorService:
                 return
             if msg.seq >= before:
                 return
-            await self._fold(known, game, msg.seq, decode_batch(msg.data).events)
+            await self._fold(known, game, msg.seq, decode_batch(msg.data))
 
-    async def _fold(self, known: _Known, game: str, seq: int, events) -> None:
-        projection = advance(known.projection, events)
+    async def _fold(self, known: _Known, game: str, seq: int, batch: Batch) -> None:
+        projection = advance(known.projection, batch.events, batch.cause)
         if projection.seq > known.fed:
-            if await publish_feed(self.js, game, projection.seq, events):
+            if await publish_feed(self.js, game, projection.seq, batch.events):
                 FEED_PUBLISHED.inc()
             known.fed = projection.seq
         known.projection, known.last = projection, seq

@@ -25,7 +25,7 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
     kv = await js.key_value(VIEWS)
     done = {}
     for game in games if games else await stored_games(js):
-        batches = [batch.events for _, batch in await read_batches(js, game)]
+        batches = [batch for _, batch in await read_batches(js, game)]
         if not batches:
             raise ValueError(f"no game {game!r} is stored (zioncheck games lists them)")
         projection = project(batches)
@@ -33,10 +33,10 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
         if feed:
             await js.purge_stream(FEED, subject=feed_subject(game))
             replay = Projection()
-            for events in batches:
-                replay = advance(replay, events)
+            for batch in batches:
+                replay = advance(replay, batch.events, batch.cause)
                 # No Msg-Id: the stream would take the republished batches for repeats of the purged ones.
-                await publish_feed(js, game, replay.seq, events, dedupe=False)
+                await publish_feed(js, game, replay.seq, batch.events, dedupe=False)
         done[game] = projection.seq
     return done
 

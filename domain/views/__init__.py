@@ -2,7 +2,8 @@
 
 Pure, like the rest of domain: no I/O. Imports only contracts and domain.
 
-    projection = project(batches)           # or advance(projection, batch.events), one batch at a time
+    projection = project(batches)           # contracts.log.Batch; or advance(projection, batch.events,
+                                            # batch.cause), one batch at a time
     public_view(projection)  -> PublicView  # KV zc_views <game>.public
     seat_view(projection, n) -> SeatView    # KV zc_views <game>.seat.<n>
     feed_batch(game, seq, events) -> FeedBatch | None   # zc.feed.<game>

@@ -1,9 +1,10 @@
 """The projection state: the game as the rules fold it, plus what only views keep.
 
 The rules' own fold (domain.evolve) gives hands, table, pile and turn, so a view
-can never disagree with the table; this adds the log's count of batches, each
-hand's score and fairness record, and the outcomes of the last claim window,
-which the game state forgets as soon as a window closes.
+can never disagree with the table; this adds the log's count of batches and the
+command its last batch answered, each hand's score and fairness record, each
+seat's latest refusals, and the outcomes of the last claim window, which the game
+state forgets as soon as a window closes.
 """
 from collections.abc import Iterable
 
@@ -11,7 +12,8 @@ import msgspec
 from msgspec.structs import replace
 
 from contracts import events as ev
-from contracts.views import ClaimOutcome, ClaimsSettled, DealRecord, HandScore
+from contracts.log import Batch
+from contracts.views import REFUSALS_KEPT, ClaimOutcome, ClaimsSettled, DealRecord, HandScore, SeatRefusal
 from domain.evolve import evolve
 from domain.state import GameState
 
@@ -19,14 +21,18 @@ from domain.state import GameState
 class Projection(msgspec.Struct, frozen=True):
     game: GameState = msgspec.field(default_factory=GameState)
     seq: int = 0                                  # log batches folded
+    applied: int = 0                              # the cause of the last batch folded
     scores: tuple[HandScore, ...] = ()
     deals: tuple[DealRecord, ...] = ()
     last_claims: ClaimsSettled | None = None
+    refusals: tuple[tuple[SeatRefusal, ...], ...] = ()   # by seat, each seat's latest, oldest first
 
 
-def advance(projection: Projection, events: Iterable[ev.Event]) -> Projection:
-    """One log batch folded in: the events one command caused."""
+def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0) -> Projection:
+    """One log batch folded in: the events one command caused, and `cause`, that command's
+    sequence in the commands stream (the batch's `cause`)."""
     game, scores, deals, last_claims = projection.game, projection.scores, projection.deals, projection.last_claims
+    refusals = projection.refusals
     discarder = game.top_discarder  # the window a draw closes belongs to the discard before it
     settled: list[ClaimOutcome] = []
     card = ""
@@ -43,15 +49,30 @@ def advance(projection: Projection, events: Iterable[ev.Event]) -> Projection:
             outcome = "won" if isinstance(event, ev.ClaimWon) else event.why
             settled.append(ClaimOutcome(seat=event.seat, outcome=outcome))
             card = event.card
+        elif isinstance(event, ev.Rejected):
+            refusals = _refused(refusals, game.players, event, cause)
         game = evolve(game, event)
     if settled:  # R11a: a window's outcomes all come in the batch of the draw that closes it
         last_claims = ClaimsSettled(card=card, discarder=discarder, outcomes=settled)
-    return Projection(game=game, seq=projection.seq + 1, scores=scores, deals=deals, last_claims=last_claims)
+    return Projection(game=game, seq=projection.seq + 1, applied=cause, scores=scores, deals=deals,
+                      last_claims=last_claims, refusals=refusals)
 
 
-def project(batches: Iterable[Iterable[ev.Event]]) -> Projection:
+def project(batches: Iterable[Batch]) -> Projection:
     """A whole log folded, one batch (one command's events) at a time."""
     projection = Projection()
-    for events in batches:
-        projection = advance(projection, events)
+    for batch in batches:
+        projection = advance(projection, batch.events, batch.cause)
     return projection
+
+
+def _refused(refusals: tuple[tuple[SeatRefusal, ...], ...], players: int, event: ev.Rejected,
+             cause: int) -> tuple[tuple[SeatRefusal, ...], ...]:
+    """Each seat's latest refusals with this one added to its seat's; one naming no seat at the table
+    (a command without a seat, or an unknown seat's) is kept for nobody."""
+    seat = event.seat
+    if seat is None or not 0 <= seat < players:
+        return refusals
+    seats = refusals + ((),) * (players - len(refusals))
+    refusal = SeatRefusal(cause=cause, command=event.command, reason=event.reason, detail=event.detail)
+    return (*seats[:seat], (*seats[seat], refusal)[-REFUSALS_KEPT:], *seats[seat + 1:])

@@ -10,7 +10,7 @@ def public_view(projection: Projection) -> PublicView:
     dealt = bool(projection.deals)  # a game started at a later hand names it only once dealt
     in_play = not g.hand_over
     return PublicView(
-        game_id=g.game_id, seq=projection.seq, players=g.players, decks=g.decks,
+        game_id=g.game_id, seq=projection.seq, applied=projection.applied, players=g.players, decks=g.decks,
         hand=g.hand if dealt else 0, contract=_contract(g.hand) if dealt else None, dealer=g.dealer,
         hand_over=g.hand_over, turn=g.turn if in_play else None, drawn=in_play and g.drawn,
         hand_sizes=[len(h) for h in g.hands] or [0] * g.players,
@@ -24,10 +24,11 @@ def public_view(projection: Projection) -> PublicView:
 
 
 def seat_view(projection: Projection, seat: int) -> SeatView:
-    """The public view and this seat's own cards: never another seat's, never the stock."""
+    """The public view, this seat's own cards and its own refusals: never another seat's, never the stock."""
     g = projection.game
     cards = list(g.hands[seat]) if g.hands else []
-    return SeatView(seq=projection.seq, seat=seat, cards=cards, public=public_view(projection))
+    refusals = list(projection.refusals[seat]) if seat < len(projection.refusals) else []
+    return SeatView(seq=projection.seq, seat=seat, cards=cards, refusals=refusals, public=public_view(projection))
 
 
 def _contract(hand: int) -> Contract | None:

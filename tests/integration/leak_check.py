@@ -5,27 +5,34 @@ table, taken or claimed from the pile, or dealt face up onto the pile. Decks
 repeat cards, so "shown" is a multiset per hand: a message may name a card as many
 times as it was shown, never more. Anything a message names beyond that was
 private: some seat's hand, or the stock.
+
+A seat's view may also name cards in its refusals: a refusal's detail lists the
+hand the seat held when it was refused, and the cards its command named. Those are
+checked apart: each refusal in a seat's view must be one of that seat's own in the log.
 """
 import re
 from collections import Counter
 
 import msgspec
+from msgspec.structs import replace
 
 from contracts import events as ev
+from contracts.log import Batch, encode
+from contracts.views import SeatView
 from domain.views import Projection, advance
 
 # A card as R2 writes it on the wire, standing alone: "10C", "AS", "JK", not "10CX" or "a2c".
 CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9AJQK])[CDHS](?![0-9A-Za-z])|(?<![0-9A-Za-z])JK(?![0-9A-Za-z])")
 
 
-def history(batches: list[list]) -> tuple[list[Projection], list[Counter]]:
+def history(batches: list[Batch]) -> tuple[list[Projection], list[Counter]]:
     """After each number of batches folded (index 0: none), the projection and the cards shown in the hand."""
     projections, shown = [Projection()], [Counter()]
-    for events in batches:
+    for batch in batches:
         now = shown[-1].copy()
-        for event in events:
+        for event in batch.events:
             now = _show(now, event)
-        projections.append(advance(projections[-1], events))
+        projections.append(advance(projections[-1], batch.events, batch.cause))
         shown.append(now)
     return projections, shown
 
@@ -62,3 +69,20 @@ def feed_leaks(data: bytes, shown: Counter) -> list[Counter]:
     """Each item of a feed batch on its own: one item may name no card beyond those shown."""
     items = msgspec.json.decode(data)["items"]
     return [extra for item in items if (extra := unshown(item, shown))]
+
+
+def without_refusals(view: SeatView) -> bytes:
+    """A seat view's JSON with its refusals left out (not_its_own checks them)."""
+    return encode(replace(view, refusals=[]))
+
+
+def refusals_in(batches: list[Batch]) -> set[tuple]:
+    """Every refusal the log holds, as (seat, cause, command, reason, detail)."""
+    return {(event.seat, batch.cause, event.command, event.reason, event.detail)
+            for batch in batches for event in batch.events if isinstance(event, ev.Rejected)}
+
+
+def not_its_own(view: SeatView, logged: set[tuple]) -> list:
+    """The refusals in a seat's view that the log (refusals_in) does not hold as that seat's own: none, when
+    nothing leaks."""
+    return [r for r in view.refusals if (view.seat, r.cause, r.command, r.reason, r.detail) not in logged]

@@ -1,16 +1,21 @@
-"""The snippet of docs/integration.md runs as written against the real services."""
+"""The snippet of docs/integration.md runs as written against the real services, logged in as a platform."""
+import json
 import re
 from pathlib import Path
 
 DOC = Path(__file__).parent.parent.parent / "docs" / "integration.md"
 
 
-async def test_the_integration_snippet_starts_a_game_draws_and_hears_a_refusal(services, nats_server, capsys):
+async def test_the_integration_snippet_starts_a_game_and_learns_each_outcome_from_the_views(
+        services, nats_server, capsys):
     code = re.search(r"```python\n(.*?)```", DOC.read_text(), re.S).group(1)
     namespace = {"__name__": "integration_doc"}
     exec(compile(code, str(DOC), "exec"), namespace)
-    await namespace["main"](nats_server.url, "doc-game")
+    login = nats_server.access.credentials / "platform.json"
+    assert json.loads(login.read_text())["role"] == "platform"
+    await namespace["main"](list(nats_server.access.servers), login, "doc-game")
     printed = capsys.readouterr().out.splitlines()
-    assert printed[0].startswith("[GameStarted(game_id='doc-game', players=3")
-    assert printed[1].startswith("[StockDrawn(seat=1, card=")
-    assert printed[2].startswith("Rejected(seat=0, command='draw_stock'")
+    assert printed[0] == "game doc-game started with 3 seats"
+    assert printed[1] == "accepted: seat 1 now holds 11 cards"
+    assert printed[2].startswith("SeatRefusal(cause=") and "reason='already_drew'" in printed[2]
+    assert printed[3].startswith("Rejected(seat=0, command='draw_stock', reason='unknown_seat'")

@@ -3,7 +3,8 @@
 Whole bot games, over NATS with the projector and in process: every public
 message (each feed batch on zc.feed.<game>, each public view written to KV
 zc_views) is checked against the raw log (leak_check), and every seat's view
-against that seat's hand in the rules' own fold of the log.
+against that seat's hand in the rules' own fold of the log. A refusal whose detail
+lists a seat's hand reaches that seat's view and nothing else.
 """
 import asyncio
 import random
@@ -13,12 +14,12 @@ from bots import make_bot
 from contracts import events as ev
 from contracts.commands import StartGame, SwapJoker
 from contracts.feed import decode_feed_batch
-from contracts.log import encode
-from contracts.views import decode_public_view, decode_seat_view
+from contracts.log import Batch, encode
+from contracts.views import SeatRefusal, decode_public_view, decode_seat_view
 from domain.cards import NATURALS
 from domain.views import feed_batch, public_view, seat_view
 from engine.game import play_game
-from leak_check import feed_leaks, hand_of, history, unshown
+from leak_check import feed_leaks, hand_of, history, not_its_own, refusals_in, unshown, without_refusals
 from services.bot_seats import play_seats
 from services.topology import VIEWS, feed_subject, public_view_key
 from over_nats import new_game, stored_feed
@@ -29,16 +30,18 @@ def test_in_process_whole_games_show_no_card_before_the_table_and_no_seat_anothe
     # Two seats with a reshuffle, four, and six at three decks, so a card has up to three twins.
     for bots, seed in ((["random", "greedy"], 11), (["greedy"] * 4, 11), (["greedy"] * 6, 2)):
         log = play_game(bots, seed=seed, game_id="leaks").log
-        batches = [[e.event for e in log if e.cause == cause] for cause in dict.fromkeys(e.cause for e in log)]
-        projections, shown = history(batches)
-        for n, events in enumerate(batches, 1):
+        batches = [Batch(cause=cause, events=[e.event for e in log if e.cause == cause])
+                   for cause in dict.fromkeys(e.cause for e in log)]
+        projections, shown, logged = *history(batches), refusals_in(batches)
+        for n, events in enumerate((batch.events for batch in batches), 1):
             every_kind |= {type(e) for e in events}
             assert not unshown(encode(public_view(projections[n])), shown[n]), f"{bots} batch {n}"
             published = feed_batch("leaks", n, events)
             assert published is None or feed_leaks(encode(published), shown[n]) == [], f"{bots} batch {n}"
             for seat in range(len(bots)):
-                own = hand_of(projections[n], seat)
-                assert not unshown(encode(seat_view(projections[n], seat)), shown[n], own), f"{bots} seat {seat}"
+                own, view = hand_of(projections[n], seat), seat_view(projections[n], seat)
+                assert not unshown(without_refusals(view), shown[n], own), f"{bots} seat {seat}"
+                assert not_its_own(view, logged) == [], f"{bots} seat {seat}"
     # The games put every way a card reaches the table, or leaves it, through the check.
     assert {ev.StockReshuffled, ev.ClaimWon, ev.ClaimFailed, ev.JokerSwapped, ev.LaidOff} <= every_kind
 
@@ -46,10 +49,15 @@ def test_in_process_whole_games_show_no_card_before_the_table_and_no_seat_anothe
 async def test_over_nats_no_feed_batch_or_view_shows_a_card_before_the_table_and_no_seat_another_seats(
         services, client):
     games = await asyncio.gather(watched_game(client, 3, seed=3), watched_game(client, 4, seed=1))
-    for game, batches, seen, canary in games:
-        projections, shown = history(batches)
+    for game, batches, seen, (cause, canary) in games:
+        projections, shown, logged = *history(batches), refusals_in(batches)
         assert canary.reason == "card_not_in_hand"   # a refusal that lists a hand is in the log...
-        for subject, data in seen["views"]:          # ...and reaches no public message
+        refusal = SeatRefusal(cause=cause, command=canary.command, reason=canary.reason, detail=canary.detail)
+        seat_1 = [decode_seat_view(data) for subject, data in seen["views"] if subject.endswith(".seat.1")]
+        assert any(refusal in view.refusals for view in seat_1)   # ...reaches its seat's view...
+        elsewhere = [data for subject, data in seen["views"] if not subject.endswith(".seat.1")] + seen["feed"]
+        assert [data for data in elsewhere if canary.detail.encode() in data] == []   # ...and nothing else
+        for subject, data in seen["views"]:
             key = subject.removeprefix(f"$KV.{VIEWS}.{game}.")
             if key == "public":
                 view = decode_public_view(data)
@@ -60,12 +68,13 @@ async def test_over_nats_no_feed_batch_or_view_shows_a_card_before_the_table_and
                 assert key == f"seat.{view.seat}" and view == seat_view(projections[view.seq], view.seat)
                 hand = hand_of(projections[view.seq], view.seat)
                 assert Counter(view.cards) == hand
-                assert not unshown(data, shown[view.seq], own=hand), f"{game} seat {view.seat} view {view.seq}"
+                assert not unshown(without_refusals(view), shown[view.seq], own=hand), f"{game} seat {view.seat}"
+                assert not_its_own(view, logged) == [], f"{game} seat {view.seat} view {view.seq}"
         for data in seen["feed"]:
             batch = decode_feed_batch(data)
-            assert batch == feed_batch(game, batch.seq, batches[batch.seq - 1])
+            assert batch == feed_batch(game, batch.seq, batches[batch.seq - 1].events)
             assert feed_leaks(data, shown[batch.seq]) == [], f"{game} feed batch {batch.seq}"
-        public = [n for n, events in enumerate(batches, 1) if feed_batch(game, n, events) is not None]
+        public = [n for n, batch in enumerate(batches, 1) if feed_batch(game, n, batch.events) is not None]
         assert sorted({decode_feed_batch(d).seq for d in seen["feed"]}) == public
         assert [decode_feed_batch(d).seq for d in await stored_feed(client, game)] == public
         kv = await client.js.key_value(VIEWS)
@@ -100,13 +109,14 @@ async def watched_game(client, players: int, seed: int):
         await asyncio.sleep(0.025)
     for sub in subs:
         await sub.unsubscribe()
-    return game, [b.events for b in follower.batches], seen, canary
+    return game, follower.batches, seen, canary
 
 
-async def refused_swap(client, follower) -> ev.Rejected:
-    """R18: a swap with a card seat 1 lacks; the refusal's detail lists seat 1's hand."""
+async def refused_swap(client, follower) -> tuple[int, ev.Rejected]:
+    """R18: a swap with a card seat 1 lacks; the refusal's detail lists seat 1's hand. Returns the
+    command's seq with it."""
     missing = next(card for card in NATURALS if card not in follower.state.hands[1])
     seq = await client.send(follower.game, SwapJoker(seat=1, target=(0, 0), card=missing))
     [refused] = await follower.outcome(seq)
     assert all(card in refused.detail for card in follower.state.hands[1])
-    return refused
+    return seq, refused

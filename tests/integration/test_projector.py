@@ -6,8 +6,9 @@ import sys
 from contracts import events as ev
 from contracts.commands import Discard, DrawStock
 from contracts.feed import decode_feed_batch
+from contracts.log import Batch
 from contracts.views import decode_public_view, decode_seat_view
-from domain.views import project, public_view, seat_view
+from domain.views import feed_batch, project, public_view, seat_view
 from services.app import Services
 from services.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
 from services.view_store import write_views
@@ -15,13 +16,19 @@ from over_nats import stacked_game, stored_feed
 
 HANDS = [["2C", "3C", "4C", "5C"], ["2D", "3D", "4D", "5D"], ["2H", "3H", "4H", "5H"]]
 STOCK = ["6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]
+# Seat 2's early draw is refused (R18): the views carry refusals as well as moves.
 MOVES = [DrawStock(seat=0), Discard(seat=0, card="2C"), DrawStock(seat=0), Discard(seat=0, card="3C"),
-         DrawStock(seat=1), Discard(seat=1, card="2D"), DrawStock(seat=2), Discard(seat=2, card="2H")]
+         DrawStock(seat=2), DrawStock(seat=1), Discard(seat=1, card="2D"),
+         DrawStock(seat=2), Discard(seat=2, card="2H")]
 
 
-async def play(client, follower, moves) -> None:
+async def play(client, follower, moves) -> list[int]:
+    """Each move sent and its outcome in the log; returns the moves' seqs."""
+    seqs = []
     for move in moves:
-        await follower.outcome(await client.send(follower.game, move))
+        seqs.append(await client.send(follower.game, move))
+        await follower.outcome(seqs[-1])
+    return seqs
 
 
 async def projected(client, game: str, seq: int):
@@ -39,7 +46,7 @@ async def projected(client, game: str, seq: int):
 
 
 async def assert_views_are_the_logs(client, follower) -> None:
-    projection = project(b.events for b in follower.batches)
+    projection = project(follower.batches)
     kv = await client.js.key_value(VIEWS)
     assert await projected(client, follower.game, projection.seq) == public_view(projection)
     for seat in range(len(HANDS)):
@@ -47,7 +54,9 @@ async def assert_views_are_the_logs(client, follower) -> None:
         assert stored == seat_view(projection, seat)
         assert sorted(stored.cards) == sorted(follower.state.hands[seat])
     feed = [decode_feed_batch(d).seq for d in await stored_feed(client, follower.game)]
-    assert feed == list(range(1, projection.seq + 1)), "each batch in the feed once, in order"
+    public = [n for n, batch in enumerate(follower.batches, 1) if feed_batch(follower.game, n, batch.events)]
+    assert feed == public, "each batch with anything public in the feed once, in order"
+    assert len(public) == len(follower.batches) - 1, "all but the refusal"
 
 
 async def test_a_projector_that_starts_late_or_restarts_projects_each_batch_once(nats_server, client):
@@ -58,9 +67,13 @@ async def test_a_projector_that_starts_late_or_restarts_projects_each_batch_once
         projector = await Services().start(["projector"], nats_server.access)
         await projected(client, follower.game, len(follower.batches))
         await projector.stop()
-        await play(client, follower, MOVES[4:])
+        refused, *_ = await play(client, follower, MOVES[4:])
         projector = await Services().start(["projector"], nats_server.access)
         await assert_views_are_the_logs(client, follower)
+        kv = await client.js.key_value(VIEWS)
+        seat_2 = decode_seat_view((await kv.get(seat_view_key(follower.game, 2))).value)
+        assert [(r.cause, r.reason) for r in seat_2.refusals] == [(refused, "not_your_turn")]
+        assert seat_2.public.applied == follower.batches[-1].cause
         await projector.stop()
     finally:
         await table.stop()
@@ -101,7 +114,8 @@ async def test_a_view_is_never_replaced_by_an_older_one_and_an_equal_one_is_rewr
     kv = await client.js.key_value(VIEWS)
     started = [ev.GameStarted(game_id="g", players=2, decks=2, dealer=1)]
     dealt = [ev.HandDealt(hand=1, dealer=1, hands=[["2C"], ["3C"]], stock=["4C"], commitment="c0ffee")]
-    older, newer = project([started]), project([started, dealt])
+    older, newer = project([Batch(cause=1, events=started)]), project([Batch(cause=1, events=started),
+                                                                       Batch(cause=2, events=dealt)])
     await write_views(kv, newer, {})
     await write_views(kv, older, {})
     assert decode_public_view((await kv.get(public_view_key("g"))).value) == public_view(newer)

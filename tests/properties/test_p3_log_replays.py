@@ -1,11 +1,15 @@
 """(c) The log is the truth: folding it from scratch gives the live state, it survives its
-own JSON lines, and the same seed gives the same log byte for byte."""
+own JSON lines, the views tell each command's outcome as the log holds it, and the same
+seed gives the same log byte for byte."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contracts.log import read_jsonl, write_jsonl
+from contracts.events import Rejected
+from contracts.log import Batch, read_jsonl, write_jsonl
+from contracts.views import REFUSALS_KEPT, SeatRefusal
 from domain import GameState, fold
+from domain.views import project, public_view, seat_view
 from engine.game import play_game
 from engine.table import Table
 from moves import Session, modest, play_on
@@ -23,6 +27,27 @@ def test_r18_folding_the_log_from_scratch_gives_the_live_state(players, seed, fi
     play_on(data, session, steps=60)
     assert folded(session.table.log) == session.state
     assert folded(read_jsonl(write_jsonl(session.table.log).decode())) == session.state
+
+
+def batches(log) -> list[Batch]:
+    """The log's entries grouped back into the batches the table appended, one per command."""
+    return [Batch(cause=cause, events=[e.event for e in log if e.cause == cause])
+            for cause in dict.fromkeys(e.cause for e in log)]
+
+
+@modest(25)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), data=st.data())
+def test_r18_the_views_tell_each_commands_outcome_as_the_log_holds_it(players, seed, data):
+    session = Session(players, seed)
+    session.deal()
+    play_on(data, session, steps=60)
+    log = session.table.log
+    projection = project(batches(log))
+    assert public_view(projection).applied == log[-1].cause
+    for seat in range(players):
+        refused = [SeatRefusal(cause=e.cause, command=e.event.command, reason=e.event.reason, detail=e.event.detail)
+                   for e in log if isinstance(e.event, Rejected) and e.event.seat == seat]
+        assert seat_view(projection, seat).refusals == refused[-REFUSALS_KEPT:]
 
 
 @modest(15)

@@ -1,10 +1,12 @@
 """Views: given events, when commands, then what a spectator or one seat sees."""
+import msgspec
+
 from contracts import events as ev
-from contracts.commands import ClaimDiscard, DrawStock, GoDown, TakeDiscard
-from contracts.log import encode
-from contracts.views import ClaimOutcome, ClaimsSettled, Contract, DealRecord, HandScore, TableMeld
-from contracts.views import decode_public_view, decode_seat_view
-from domain.views import Projection, advance, project, public_view, seat_view
+from contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, SwapJoker, TakeDiscard
+from contracts.log import Batch, encode
+from contracts.views import REFUSALS_KEPT, ClaimOutcome, ClaimsSettled, Contract, DealRecord, HandScore, SeatRefusal
+from contracts.views import TableMeld, decode_public_view, decode_seat_view
+from domain.views import Projection, advance, feed_batch, project, public_view, seat_view
 from given import cards, dealt, first_turns, hand_ended, play
 
 FOUR_HANDS = ("2C KH 3D 8C 8D 8H 5S 5H 5D", "AH 4D 6H", "3S 5C 8S", "7C 7D 9H")
@@ -12,12 +14,15 @@ STOCK = "9C 4C 10S JS QS 8D 5H"
 
 
 def seen(given, when=()) -> Projection:
-    """Each given event as its own log batch, then each command's events as one batch, as the table logs them."""
-    projection = project([event] for event in given)
+    """Each given event as its own log batch, then each command's events as one batch, as the table logs them.
+
+    Each batch's cause is its number in the log, as if the commands stream carried this game only.
+    """
+    projection = project(Batch(cause=n, events=[event]) for n, event in enumerate(given, 1))
     state = given
     for command in when:
-        state = play(state, [command])
-        projection = advance(projection, state.last)
+        state = play(state, [command], strict=False)
+        projection = advance(projection, state.last, cause=projection.applied + 1)
     return projection
 
 
@@ -116,7 +121,58 @@ def test_a_hands_commitment_shows_from_its_deal_and_its_seed_once_revealed():
 
 def test_seq_counts_the_log_batches_folded_not_the_events():
     given = dealt(*FOUR_HANDS, stock=STOCK)
-    assert public_view(project([given[:1], given[1:]])).seq == 2
+    assert public_view(project([Batch(cause=1, events=given[:1]), Batch(cause=2, events=given[1:])])).seq == 2
+
+
+def test_applied_is_the_command_whose_batch_was_folded_last_and_0_before_any():
+    given = dealt(*FOUR_HANDS, stock=STOCK)
+    assert public_view(Projection()).applied == 0
+    projection = project([Batch(cause=4, events=given[:1]), Batch(cause=19, events=given[1:])])
+    assert public_view(projection).applied == 19
+    assert seat_view(projection, 2).public.applied == 19
+
+
+def test_r18_a_refused_command_shows_in_its_seats_view_with_its_cause_reason_and_detail():
+    projection = seen(seat_0_discarded_kh(), [DrawStock(seat=2)])
+    assert seat_view(projection, 2).refusals == [SeatRefusal(cause=projection.applied, command="draw_stock",
+                                                             reason="not_your_turn",
+                                                             detail="it is seat 1's turn, not seat 2's")]
+
+
+def test_r18_an_accepted_command_leaves_no_refusal_and_earlier_ones_stay():
+    projection = seen(seat_0_discarded_kh(), [DrawStock(seat=2), DrawStock(seat=1)])
+    assert [r.cause for r in seat_view(projection, 2).refusals] == [projection.applied - 1]
+    assert seat_view(projection, 1).refusals == []
+
+
+def test_r18_a_refusals_detail_reaches_its_seats_view_only_never_the_public_view_the_feed_or_another_seat():
+    projection = seen(seat_0_discarded_kh(), [DrawStock(seat=1), SwapJoker(seat=1, target=(0, 0), card="QD")])
+    [refusal] = seat_view(projection, 1).refusals
+    assert refusal.detail == "card not in hand: QD (seat 1 holds AH 4D 6H 10S)"   # seat 1's whole hand
+    refused = ev.Rejected(seat=1, command=refusal.command, reason=refusal.reason, detail=refusal.detail)
+    assert feed_batch("test", projection.seq, [refused]) is None
+    elsewhere = [encode(public_view(projection))] + [encode(seat_view(projection, seat)) for seat in (0, 2, 3)]
+    assert [text for text in elsewhere if b"10S" in text or b"card_not_in_hand" in text] == []
+
+
+def test_r18_a_seat_view_keeps_the_seats_latest_refusals_oldest_first():
+    projection = seen(seat_0_discarded_kh(), [DrawStock(seat=3)] * (REFUSALS_KEPT + 3))
+    causes = [r.cause for r in seat_view(projection, 3).refusals]
+    assert causes == list(range(projection.applied - REFUSALS_KEPT + 1, projection.applied + 1))
+
+
+def test_r18_a_refusal_naming_no_seat_at_the_table_shows_in_no_view_but_counts_as_applied():
+    given = seat_0_discarded_kh()
+    projection = seen(given, [DrawStock(seat=7), Discard(seat=-1, card="KH")])
+    assert [seat_view(projection, seat).refusals for seat in range(4)] == [[], [], [], []]
+    assert public_view(projection).applied == len(given) + 2
+
+
+def test_a_view_stored_before_applied_and_refusals_existed_still_decodes():
+    view = msgspec.to_builtins(seat_view(seen(dealt(*FOUR_HANDS, stock=STOCK)), 1))
+    del view["refusals"], view["public"]["applied"]
+    older = decode_seat_view(msgspec.json.encode(view))
+    assert (older.refusals, older.public.applied, older.cards) == ([], 0, cards(FOUR_HANDS[1]))
 
 
 def test_a_game_started_at_a_later_hand_names_no_hand_until_one_is_dealt():
