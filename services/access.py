@@ -3,7 +3,8 @@
 Authority comes from the credentials a connection logs in with and the subjects its
 user may publish or subscribe to, never from a header or a field a client sets. The
 server enforces every line of `PERMISSIONS`; the same table generates the embedded
-server's configuration and `deploy/roles.conf`, and `docs/security.md` explains it.
+server's configuration and the files a deployment includes (`zioncheck credentials --deploy`,
+`deploy/README.md`); `docs/security.md` explains it.
 
     role        may publish                          may read
     table       the log, refusals, reshuffle asks    commands, the log

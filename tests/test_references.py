@@ -29,7 +29,9 @@ What is not a reference, and so is left alone:
 - Python's dotted module names (`domain.fairness`): imports check them, and in prose
   they cannot be told from attributes;
 - directories that are not in the repository (`.venv/`, `.zioncheck/`): their first
-  segment is no top-level directory of it.
+  segment is no top-level directory of it;
+- what the project makes where it runs, which .gitignore keeps out of the repository
+  (`deploy/secrets/`, made by `zioncheck credentials --deploy`).
 
 The rule numbers (R10, R11a, ...) are references too: each must have its anchor in
 docs/rules.md.
@@ -98,6 +100,7 @@ def is_placeholder(path: str) -> bool:
 class Repo:
     """The files a reference may name, and where to read Markdown files for their anchors."""
     files: set[str]
+    made: tuple[str, ...] = ()
     root: Path = ROOT
     dirs: set[str] = field(init=False)
     top: re.Pattern = field(init=False)
@@ -109,8 +112,11 @@ class Repo:
         self.top = re.compile(r"(?<![\w./:@-])((?:%s)/[\w./{}<>$*-]*)" % "|".join(map(re.escape, tops)))
 
     def has(self, path: str) -> bool:
-        """A file, or a directory holding files (when the path ends with a slash, only that)."""
+        """A file, or a directory holding files (when the path ends with a slash, only that), or a
+        path .gitignore keeps out: the project makes it where it runs."""
         path = path.removeprefix("./")
+        if any(path == made or path.startswith(made.rstrip("/") + "/") for made in self.made):
+            return True
         if path.endswith("/"):
             return path.rstrip("/") in self.dirs
         return path in self.files or path in self.dirs
@@ -176,7 +182,13 @@ def _normal(path: PurePosixPath) -> str | None:
 
 @pytest.fixture(scope="module")
 def repo() -> Repo:
-    return Repo(set(tracked_files()))
+    return Repo(set(tracked_files()), made_where_it_runs())
+
+
+def made_where_it_runs() -> tuple[str, ...]:
+    """The ignored folders .gitignore names by their path (`deploy/secrets/`), not by a pattern."""
+    lines = (ROOT / ".gitignore").read_text().splitlines() if (ROOT / ".gitignore").exists() else []
+    return tuple(line.strip().strip("/") for line in lines if "/" in line.strip().strip("/") and "*" not in line)
 
 
 def test_every_reference_in_the_project_names_a_file_in_it(repo):

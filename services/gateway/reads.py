@@ -112,7 +112,7 @@ class Reads:
         batches = [batch for _, batch in await read_batches(self.js, game)]
         projections = [Projection()]
         for batch in batches:
-            projections.append(advance(projections[-1], batch.events))
+            projections.append(advance(projections[-1], batch.events, batch.cause))
         if not projections[-1].game.game_over:
             raise InPlay(IN_PLAY)
         self.replays[game] = projections, batches
