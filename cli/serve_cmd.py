@@ -2,11 +2,14 @@
 import asyncio
 import signal
 import sys
+from pathlib import Path
 
 from cli.options import add_bus
 from services.access import Access
 from services.app import SERVICES, Services, TopologyMissing
 from services.embedded import bus
+from services.gateway.keys import HEADER
+from services.gateway.limits import Limits
 from services.gateway.server import Running
 from services.observability import configure_logging, serve_metrics
 
@@ -16,7 +19,7 @@ CHOICES = (*SERVICES, "gateway")
 
 
 class NoGateway(Exception):
-    """The gateway's address cannot be bound."""
+    """The gateway cannot start: its address cannot be bound, or its platform keys cannot be read."""
 
 
 def add(sub) -> None:
@@ -35,7 +38,36 @@ def add(sub) -> None:
     p.add_argument("--log-level", default="info", help="log level (default info)")
     p.add_argument("--host", default="127.0.0.1", help="the gateway's address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="the gateway's port (default 8080)")
+    _add_gateway_limits(p)
     p.set_defaults(func=main)
+
+
+def _add_gateway_limits(p) -> None:
+    """The gateway's platform keys and limits (docs/gateway.md); defaults from services.gateway.limits.Limits."""
+    d = Limits()
+    g = p.add_argument_group("gateway keys and limits")
+    g.add_argument("--platform-keys", metavar="FILE", type=Path,
+                   help="the platform keys that may open games, one a line, optionally name:key "
+                        "(default: .zioncheck/platform-keys, made with one random key on first start)")
+    g.add_argument("--games-per-minute", type=float, metavar="N", default=d.games_per_minute,
+                   help=f"games one platform key may open a minute (default {d.games_per_minute:g})")
+    g.add_argument("--requests-per-second", type=float, metavar="N", default=d.requests_per_second,
+                   help=f"requests one platform key may make a second (default {d.requests_per_second:g})")
+    g.add_argument("--commands-per-second", type=float, metavar="N", default=d.commands_per_second,
+                   help=f"commands one seat may send a second (default {d.commands_per_second:g})")
+    g.add_argument("--command-burst", type=int, metavar="N", default=d.command_burst,
+                   help=f"commands one seat may send at once before that (default {d.command_burst})")
+    g.add_argument("--open-games", type=int, metavar="N", default=d.open_games,
+                   help=f"games one platform key may have open at a time (default {d.open_games})")
+    g.add_argument("--idle-minutes", type=float, metavar="MINUTES", default=d.idle_minutes,
+                   help=f"minutes without a move after which a game no longer counts as open and its bots "
+                        f"stop (default {d.idle_minutes:g})")
+
+
+def _limits(args) -> Limits:
+    return Limits(games_per_minute=args.games_per_minute, requests_per_second=args.requests_per_second,
+                  commands_per_second=args.commands_per_second, command_burst=args.command_burst,
+                  open_games=args.open_games, idle_minutes=args.idle_minutes)
 
 
 def main(args) -> int:
@@ -43,18 +75,25 @@ def main(args) -> int:
     if unknown:
         print(f"zioncheck serve: unknown service {unknown[0]!r} (choose from {', '.join(CHOICES)})", file=sys.stderr)
         return 2
+    try:
+        limits = _limits(args)
+    except ValueError as error:
+        print(f"zioncheck serve: {error}", file=sys.stderr)
+        return 2
     configure_logging(args.log_level)
     serve_metrics(args.metrics_port)
     with bus(args.nats_url, args.credentials) as access:
         try:
-            asyncio.run(_serve(args.services or list(SERVICES), access, args.replicas, args.host, args.port))
+            asyncio.run(_serve(args.services or list(SERVICES), access, args.replicas, args.host, args.port,
+                               args.platform_keys, limits))
         except (NoGateway, TopologyMissing, PermissionError) as error:
             print(f"zioncheck serve: {error}", file=sys.stderr)
             return 2
     return 0
 
 
-async def _serve(names: list[str], access: Access, replicas: int | None, host: str, port: int) -> None:
+async def _serve(names: list[str], access: Access, replicas: int | None, host: str, port: int,
+                 platform_keys: Path | None, limits: Limits) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -62,13 +101,20 @@ async def _serve(names: list[str], access: Access, replicas: int | None, host: s
     subscribers = [name for name in names if name != "gateway"]
     services = await Services().start(subscribers, access, replicas=replicas)
     try:
-        gateway = await Running.start(access, host, port) if "gateway" in names else None
+        gateway = await Running.start(access, host, port, platform_keys=platform_keys, limits=limits) \
+            if "gateway" in names else None
     except OSError as error:
         await services.stop()
         raise NoGateway(f"cannot serve the gateway on {host}:{port}: {error.strerror}") from None
+    except ValueError as error:   # a keys file (keys.KeysError) or a secret the gateway cannot use
+        await services.stop()
+        raise NoGateway(str(error)) from None
     print(f"serving {', '.join(names)} on {', '.join(access.servers)}", flush=True)
     if gateway:
         print(f"gateway on {gateway.url}/ (API: {gateway.url}/openapi.json)", flush=True)
+        made = "made a new platform key in" if gateway.keys_made else "platform keys in"
+        print(f"{made} {gateway.keys_file}: opening a game takes one, as {HEADER} "
+              f"(on the web page, paste it into its key field)", flush=True)
     await stop.wait()
     if gateway:
         await gateway.stop()

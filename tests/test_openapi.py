@@ -63,3 +63,18 @@ def test_a_seat_command_body_takes_each_of_the_seven_moves():
     body = committed()["paths"]["/games/{game}/commands"]["post"]
     assert body["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/SeatCommand"}
     assert body["security"] == [{"seatToken": []}]
+
+
+def test_opening_a_game_takes_a_platform_key_and_every_429_says_when_to_retry():
+    document = committed()
+    create = document["paths"]["/games"]["post"]
+    assert create["security"] == [{"platformKey": []}]
+    assert document["components"]["securitySchemes"]["platformKey"] == {
+        "type": "apiKey", "in": "header", "name": "X-Platform-Key",
+        "description": document["components"]["securitySchemes"]["platformKey"]["description"]}
+    assert {"401", "409", "429"} <= set(create["responses"])
+    limited = [(path, method, operation["responses"]["429"]) for path, item in document["paths"].items()
+               for method, operation in item.items() if "429" in operation["responses"]]
+    assert {(path, method) for path, method, _ in limited} == {("/games", "post"), ("/games/{game}/commands", "post")}
+    for _, _, response in limited:
+        assert response["headers"]["Retry-After"]["schema"]["type"] == "integer"

@@ -4,7 +4,8 @@
     sockets.py   the WebSocket endpoints; live.py shares one NATS watch per game among its spectators
     games.py     open games (and play their bot seats), send a seat's commands and wait for their outcomes
     reads.py     views, the list of games, finished games' logs and replays
-    tokens.py    signed seat tokens
+    tokens.py    signed seat tokens; keys.py the platform keys that open games
+    limits.py    rate limits (token buckets) per platform key and per seat
     wire.py      the HTTP side's own messages; openapi.py the OpenAPI 3.1 document of it all
     server.py    uvicorn in the caller's event loop
     static/      the web page: the live table, the list of games, a finished game's replay

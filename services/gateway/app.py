@@ -1,5 +1,8 @@
 """The gateway's HTTP routes (Starlette): games, a seat's commands and view, the public view, logs, replays.
 
+Opening a game takes a platform key (keys.py); acting for a seat takes its seat token
+(tokens.py). Both are rate-limited (limits.py), and a refused request is never published.
+
 A command that reached the table answers 200 with its Outcome, accepted or not: a
 refusal (R18) is a move the rules decided, recorded in the log like any other. A 4xx
 means the request never reached the table and nothing was written.
@@ -7,7 +10,7 @@ means the request never reached the table and nothing was written.
 import contextlib
 import time
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -24,7 +27,9 @@ from services.gateway import openapi
 from services.gateway.games import Games
 from services.gateway.reads import Reads
 from services.gateway.live import Hubs
-from services.gateway.problems import HANDLERS, HTTPProblem, decode_json, json_response, read_body
+from services.gateway.keys import HEADER, Keyring
+from services.gateway.limits import Limiter, Limits
+from services.gateway.problems import HANDLERS, HTTPProblem, json_response, read_json
 from services.gateway.sockets import public_stream, seat_stream
 from services.gateway.tokens import bearer, check_seat, issue, verify
 from services.gateway.wire import GameCreated, NewGame, SeatTicket
@@ -36,11 +41,14 @@ SEAT_TYPES = tuple(cls.__struct_config__.tag for cls in typing.get_args(SeatComm
 
 @dataclass
 class Gateway:
-    """What the routes share; made in the app's lifespan."""
+    """What the routes share; its connections are made in the app's lifespan."""
     access: Access
     secret: bytes
+    keys: Keyring
+    limits: Limits = field(default_factory=Limits)
     token_ttl: float = 24 * 3600
     backlog: int = 1024
+    limiter: Limiter | None = None
     games: Games | None = None
     reads: Reads | None = None
     hubs: Hubs | None = None
@@ -51,12 +59,17 @@ async def list_games(request: Request) -> Response:
 
 
 async def create_game(request: Request) -> Response:
+    """Key (401), the key's request rate (429), the body (413, 400, 422), room (409), new-game rate (429): then open."""
     gateway: Gateway = request.app.state.gateway
-    new = decode_json(await read_body(request), NewGame, "invalid_game")
+    key = gateway.keys.match(request.headers.get(HEADER))
+    gateway.limiter.request(key.name)
+    new = await read_json(request, NewGame, "invalid_game")
     if len(new.seats) != new.players:
         raise HTTPProblem(422, "invalid_game", f"{new.players} players need {new.players} seats, "
                                                f"not {len(new.seats)}")
-    game, now = await gateway.games.create(new), time.time()
+    gateway.games.check_room(key.name)
+    gateway.limiter.new_game(key.name)
+    game, now = await gateway.games.create(new, owner=key.name), time.time()
     tickets = [SeatTicket(seat=seat, player=player, token=issue(gateway.secret, game, seat, gateway.token_ttl, now)
                           if player == "person" else None)
                for seat, player in enumerate(new.seats)]
@@ -69,8 +82,9 @@ async def send_command(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     game = request.path_params["game"]
     claims = verify(gateway.secret, bearer(request.headers.get("authorization")), game)
+    gateway.limiter.command(game, claims.seat)   # before anything else is read or published
     await gateway.reads.require(game)
-    raw = decode_json(await read_body(request), None, "invalid_command")
+    raw = await read_json(request, None, "invalid_command")
     if not isinstance(raw, dict) or raw.get("type") not in SEAT_TYPES:
         kind = raw.get("type") if isinstance(raw, dict) else None
         raise HTTPProblem(422, "unknown_command", f"{'no command type' if kind is None else f'unknown command type {kind!r}'}"
@@ -154,7 +168,8 @@ def create_app(gateway: Gateway) -> Starlette:
         client = await GameClient.connect(gateway.access, "gateway")  # streams are the operator's to make
         views = await client.js.key_value(VIEWS)
         gateway.reads = Reads(client.js, views)
-        gateway.games = Games(client, gateway.reads)
+        gateway.games = Games(client, gateway.reads, open_per_key=gateway.limits.open_games,
+                              idle_after=gateway.limits.idle_minutes * 60).start()
         gateway.hubs = Hubs(client.js, views)
         try:
             yield
@@ -164,6 +179,7 @@ def create_app(gateway: Gateway) -> Starlette:
             await client.close()
 
     app = Starlette(routes=ROUTES, exception_handlers=HANDLERS, lifespan=lifespan)
+    gateway.limiter = Limiter(gateway.limits)
     app.state.gateway = gateway
     app.state.document = msgspec.json.encode(openapi.document())
     return app

@@ -3,13 +3,24 @@
 The gateway writes only commands (zc.cmd.<game>); it learns each one's outcome from the
 log like any client (services.client.Follower). It plays the bot seats of the games it
 opens itself (services.bot_seats).
+
+What it holds for a game (a Held: the follower, the bots) is let go once the game is
+over, once its bots stop, or once no one has moved in it for `idle_after` seconds:
+nothing a game leaves behind grows with the number of games ever opened. A key holds at
+most `open_per_key` games at a time; games followed only for a seat's commands (opened
+elsewhere, or let go here while idle) are at most `followed_kept`, the least recently
+moved let go first.
 """
 import asyncio
+import contextlib
 import random
+import time
 import uuid
+from collections import Counter
+from dataclasses import dataclass, field
 
 import structlog
-from prometheus_client import Counter
+from prometheus_client import Counter as Metric, Gauge
 
 from bots import make_bot
 from contracts import events as ev
@@ -22,8 +33,9 @@ from services.gateway.reads import Reads
 from services.gateway.wire import NewGame, Outcome
 
 log = structlog.get_logger("gateway")
-COMMANDS = Counter("zc_gateway_commands_total", "Seat commands the gateway sent and heard the outcome of, "
-                   "by outcome and R18 reason", ["outcome", "reason"])
+COMMANDS = Metric("zc_gateway_commands_total", "Seat commands the gateway sent and heard the outcome of, "
+                  "by outcome and R18 reason", ["outcome", "reason"])
+HELD = Gauge("zc_gateway_games_held", "Games this gateway follows (and plays the bots of) right now")
 
 
 class Refused(Exception):
@@ -34,21 +46,79 @@ class Refused(Exception):
         self.reason, self.detail = reason, detail
 
 
+class TooManyOpen(Exception):
+    """The key already holds as many open games as one key may."""
+
+
+@dataclass
+class Held:
+    """What the gateway keeps for one game: its follower, its bots, and whose key opened it here."""
+    follower: asyncio.Future              # of a Follower: concurrent first commands share one
+    owner: str | None = None              # the key that opened it here; None: followed for a seat's command
+    bots: asyncio.Task | None = None
+    busy: int = 0                         # commands waiting for their outcome
+    moves: int = 0                        # log batches seen when last looked at
+    since: float = field(default_factory=time.monotonic)   # when it last moved
+
+    def ready(self) -> Follower | None:
+        """The follower, once it follows; None while it is starting or if it failed."""
+        if self.follower.done() and not self.follower.cancelled() and not self.follower.exception():
+            return self.follower.result()
+        return None
+
+
 class Games:
-    def __init__(self, client: GameClient, reads: Reads, answer_within: float = 10.0):
+    def __init__(self, client: GameClient, reads: Reads, answer_within: float = 10.0, open_per_key: int = 50,
+                 idle_after: float = 1800.0, followed_kept: int = 1000):
         self.client, self.reads = client, reads
         self.answer_within = answer_within    # seconds to wait for the table's outcome of a command
-        self.followers: dict[str, asyncio.Future[Follower]] = {}
-        self.bots: dict[str, asyncio.Task] = {}
+        self.open_per_key, self.idle_after, self.followed_kept = open_per_key, idle_after, followed_kept
+        self.held: dict[str, Held] = {}
+        self.opening: Counter[str] = Counter()   # games each key is opening right now
+        self._sweeper: asyncio.Task | None = None
+
+    def start(self) -> "Games":
+        self._sweeper = asyncio.create_task(self._sweep_every(min(self.idle_after / 4, 60.0)))
+        return self
 
     async def stop(self) -> None:
-        for task in list(self.bots.values()):
-            task.cancel()
-        await asyncio.gather(*self.bots.values(), return_exceptions=True)
-        for game in list(self.followers):
-            await self._drop(game)
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
+        for game in list(self.held):
+            await self._release(game, "gateway stopped")
 
-    async def create(self, new: NewGame) -> str:
+    def open_by(self, owner: str) -> int:
+        """Games the key holds here: open ones, and ones being opened."""
+        return self.opening[owner] + sum(1 for held in self.held.values() if held.owner == owner)
+
+    def check_room(self, owner: str) -> None:
+        """TooManyOpen when the key may open no more games until one of its games ends or idles."""
+        if self.open_by(owner) >= self.open_per_key:
+            raise TooManyOpen(f"platform key {owner!r} holds {self.open_per_key} games not yet over, as many as a "
+                              f"key may: one must end, or go {self.idle_after / 60:g} minutes without a move, "
+                              "before it opens another")
+
+    async def create(self, new: NewGame, owner: str) -> str:
+        """Open a game for the key `owner` (TooManyOpen when it holds its fill) and seat its bots."""
+        self.check_room(owner)
+        self.opening[owner] += 1   # before any await: concurrent requests see this one's place taken
+        try:
+            game, follower = await self._start(new)
+        finally:
+            self.opening[owner] -= 1
+            if not self.opening[owner]:
+                del self.opening[owner]
+        held = self.held[game] = Held(_done(follower), owner=owner, moves=len(follower.batches))
+        rng = random.Random()
+        bots = {seat: make_bot(name, rng) for seat, name in enumerate(new.seats) if name != "person"}
+        if bots:
+            held.bots = asyncio.create_task(self._play(game, follower, bots, rng, new.pace))
+        HELD.set(len(self.held))
+        log.info("game_opened", game=game, key=owner, seats=",".join(new.seats), pace=new.pace)
+        return game
+
+    async def _start(self, new: NewGame) -> tuple[str, Follower]:
         game = f"game-{uuid.uuid4().hex[:12]}"
         follower = await self.client.follow(game)
         try:
@@ -60,56 +130,135 @@ class Games:
         if isinstance(first, ev.Rejected):
             await follower.stop()
             raise Refused(first.reason, first.detail)
-        self.followers[game] = _done(follower)
-        rng = random.Random()
-        bots = {seat: make_bot(name, rng) for seat, name in enumerate(new.seats) if name != "person"}
-        if bots:
-            self.bots[game] = asyncio.create_task(self._play(follower, bots, rng, new.pace))
-        log.info("game_opened", game=game, seats=",".join(new.seats), pace=new.pace)
-        return game
+        return game, follower
 
-    async def _play(self, follower: Follower, bots: dict, rng: random.Random, pace: float) -> None:
+    async def _play(self, game: str, follower: Follower, bots: dict, rng: random.Random, pace: float) -> None:
         try:
             await play_seats(self.client, follower, bots, rng, pace, patience=None)
+        except asyncio.CancelledError:
+            raise   # released by someone else: idle, or the gateway stopping
         except Exception as error:  # noqa: BLE001 - one game's bots must not take the gateway down
-            log.error("bots_stopped", game=follower.game, error=repr(error))
-        finally:
-            self.bots.pop(follower.game, None)
-            if follower.state.game_over:
-                await self._drop(follower.game)
+            log.error("bots_stopped", game=game, error=repr(error))
+        held = self.held.get(game)
+        if held is not None and held.bots is asyncio.current_task():
+            held.bots = None
+            await self._release(game, "over" if follower.state.game_over else "bots stopped", held)
 
     async def command(self, game: str, command: SeatCommand) -> Outcome:
         """Send a seat's command and wait for its outcome; TimeoutError if the table does not answer."""
-        follower = await self._follower(game)
-        seq = await self.client.send(game, encode(command))
-        events = await follower.outcome(seq, self.answer_within)
-        if follower.state.game_over and game not in self.bots:
-            await self._drop(game)
-        kind = type(command).__struct_config__.tag
-        if len(events) == 1 and isinstance(events[0], ev.Rejected):
-            log.info("command", game=game, seq=seq, type=kind, outcome="rejected", reason=events[0].reason)
-            COMMANDS.labels("rejected", events[0].reason).inc()
-            return Outcome(game_id=game, seq=seq, accepted=False, reason=events[0].reason, detail=events[0].detail)
-        log.info("command", game=game, seq=seq, type=kind, outcome="accepted")
-        COMMANDS.labels("accepted", "").inc()
-        drew = next((e.card for e in events if isinstance(e, ev.StockDrawn) and e.seat == command.seat), None)
-        return Outcome(game_id=game, seq=seq, accepted=True, drew=drew,
-                       events=[item for item in map(redact, events) if item is not None])
-
-    async def _follower(self, game: str) -> Follower:
-        if game not in self.followers:
-            await self.reads.require(game)
-            self.followers[game] = asyncio.ensure_future(self.client.follow(game))
+        held = await self._hold(game)   # busy: no sweep lets it go while its command is out
         try:
-            return await self.followers[game]
-        except Exception:
-            self.followers.pop(game, None)
-            raise
+            follower = held.ready()
+            seq = await self.client.send(game, encode(command))
+            events = await follower.outcome(seq, self.answer_within)
+        finally:
+            held.busy -= 1
+        # This outcome has been read, by this request alone: the follower need not keep it.
+        follower.outcomes.pop(seq, None)
+        follower.arrived.pop(seq, None)
+        held.since = time.monotonic()
+        if follower.state.game_over and held.bots is None:
+            await self._release(game, "over", held)
+        return _outcome(game, seq, command, events)
 
-    async def _drop(self, game: str) -> None:
-        pending = self.followers.pop(game, None)
-        if pending is not None and pending.done() and not pending.exception():
-            await pending.result().stop()
+    async def _hold(self, game: str) -> Held:
+        """The game's Held, marked busy (the caller unmarks it), following the game now if this gateway
+        does not (a game opened elsewhere, or let go here)."""
+        held = self.held.get(game)
+        if held is None:
+            await self.reads.require(game)
+            held = self.held.get(game)   # another request may have started following it meanwhile
+            if held is None:
+                self._make_room_to_follow()
+                held = self.held[game] = Held(asyncio.ensure_future(self.client.follow(game)))
+                HELD.set(len(self.held))
+        held.busy += 1
+        try:
+            await asyncio.shield(held.follower)
+        except BaseException:   # the follow failed (forget it), or this request was cancelled
+            held.busy -= 1
+            if held.follower.done() and held.ready() is None:
+                self._forget(game, held)
+            raise
+        return held
+
+    def _make_room_to_follow(self) -> None:
+        """Let go of the least recently moved games followed only for commands, down to `followed_kept` - 1."""
+        followed = sorted((held.since, game) for game, held in self.held.items()
+                          if held.owner is None and not held.busy and held.ready())
+        count = sum(1 for held in self.held.values() if held.owner is None)
+        for _, game in followed[:max(0, count - self.followed_kept + 1)]:
+            held = self._forget(game)
+            stopping = asyncio.ensure_future(self._stop(held))   # forgotten at once; unsubscribing may take a moment
+            stopping.add_done_callback(lambda task: task.exception())
+            log.info("game_released", game=game, key=None, why="followed too many")
+
+    async def sweep(self, now: float | None = None) -> None:
+        """Let go of games over and of games no one has moved in for `idle_after` seconds, all at once."""
+        now = time.monotonic() if now is None else now
+        going = []
+        for game, held in list(self.held.items()):
+            follower = held.ready()
+            if follower is None or held.busy:
+                continue
+            if len(follower.batches) != held.moves:
+                held.moves, held.since = len(follower.batches), now
+            elif follower.state.game_over and held.bots is None:
+                going.append(self._release(game, "over", held))
+            elif now - held.since >= self.idle_after:
+                going.append(self._release(game, "idle", held))
+        await asyncio.gather(*going)
+
+    async def _sweep_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                await self.sweep()
+            except Exception as error:  # noqa: BLE001 - the next sweep tries again
+                log.error("sweep_failed", error=repr(error))
+
+    async def _release(self, game: str, why: str, held: Held | None = None) -> None:
+        """Forget the game (only `held`, if given), then stop its bots and its follower."""
+        held = self._forget(game, held)
+        if held is not None:
+            await self._stop(held)
+            log.info("game_released", game=game, key=held.owner, why=why)
+
+    def _forget(self, game: str, held: Held | None = None) -> Held | None:
+        if game not in self.held or (held is not None and self.held[game] is not held):
+            return None
+        HELD.set(len(self.held) - 1)
+        return self.held.pop(game)
+
+    async def _stop(self, held: Held) -> None:
+        if held.bots is not None and held.bots is not asyncio.current_task():
+            await _cancel(held.bots)
+        follower = held.ready()
+        if follower is not None:
+            with contextlib.suppress(Exception):   # the connection may be closing
+                await follower.stop()
+
+
+async def _cancel(task: asyncio.Task) -> None:
+    """Cancel the task and wait for it to end: again and again if need be, as asyncio.wait_for (before
+    Python 3.12) swallows a cancellation that comes just as what it waits for is done."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=1.0)
+
+
+def _outcome(game: str, seq: int, command: SeatCommand, events: list) -> Outcome:
+    kind = type(command).__struct_config__.tag
+    if len(events) == 1 and isinstance(events[0], ev.Rejected):
+        log.info("command", game=game, seq=seq, type=kind, outcome="rejected", reason=events[0].reason)
+        COMMANDS.labels("rejected", events[0].reason).inc()
+        return Outcome(game_id=game, seq=seq, accepted=False, reason=events[0].reason, detail=events[0].detail)
+    log.info("command", game=game, seq=seq, type=kind, outcome="accepted")
+    COMMANDS.labels("accepted", "").inc()
+    drew = next((e.card for e in events if isinstance(e, ev.StockDrawn) and e.seat == command.seat), None)
+    return Outcome(game_id=game, seq=seq, accepted=True, drew=drew,
+                   events=[item for item in map(redact, events) if item is not None])
+
 
 def _done(value) -> asyncio.Future:
     future = asyncio.get_running_loop().create_future()

@@ -17,6 +17,9 @@ import msgspec
 
 from contracts.commands import SeatCommand
 from contracts.views import PublicView, SeatView
+from services.gateway.keys import HEADER
+from services.gateway.limits import Limits
+from services.gateway.problems import MAX_DEPTH
 from services.gateway.wire import GameCreated, GameSummary, NewGame, Outcome, Problem, PublicMessage, ReplayStep, SeatMessage
 
 REGENERATE = "zioncheck openapi -o docs/openapi.json"
@@ -25,6 +28,7 @@ NAMED = [NewGame, GameCreated, SeatCommand, Outcome, PublicView, SeatView, GameS
          PublicMessage, SeatMessage]
 UNIONS = {SeatCommand: "SeatCommand", PublicMessage: "PublicMessage", SeatMessage: "SeatMessage"}
 
+LIMITS = Limits()
 PROBLEMS = {
     400: "The body is not JSON, or a parameter is malformed.",
     401: "No usable seat token: missing, garbled, forged or expired (`error` says which).",
@@ -32,10 +36,29 @@ PROBLEMS = {
     404: "No game of this id is stored.",
     409: "The game is in play: its log holds every hand's cards, so it is served once the game is over.",
     413: "The body is over 64 KiB.",
-    422: "JSON, but not what this route takes (`error` and `detail` say what).",
+    422: f"JSON, but not what this route takes (`error` and `detail` say what); `too_deeply_nested` when its "
+         f"arrays and objects nest more than {MAX_DEPTH} deep, found before the body is decoded.",
+    429: "Over a rate limit (`error` says which): try again after Retry-After seconds. Nothing was sent to the table.",
     503: "The projector has not written this view yet; try again (Retry-After).",
     504: "The table did not decide the command in time; it stays queued and may still be played.",
 }
+# Responses that mean something else on one route than PROBLEMS says.
+CREATE_PROBLEMS = {
+    401: f"No platform key in {HEADER}, or one this gateway does not know (`platform_key_missing`, "
+         "`platform_key_unknown`).",
+    409: f"`too_many_open_games`: the key holds as many games not yet over as a key may (default "
+         f"{LIMITS.open_games}); one must end, or go {LIMITS.idle_minutes:g} minutes without a move, first.",
+    429: f"`too_many_requests` (default {LIMITS.requests_per_second:g} a second per key) or `too_many_new_games` "
+         f"(default {LIMITS.games_per_minute:g} a minute per key): try again after Retry-After seconds. "
+         "No game was opened.",
+}
+COMMAND_PROBLEMS = {
+    429: f"`too_many_commands`: a seat may send {LIMITS.commands_per_second:g} commands a second after a burst of "
+         f"{LIMITS.command_burst} (defaults). The command was not sent and is not in the log; try again after "
+         "Retry-After seconds.",
+}
+RETRY_AFTER = {"Retry-After": {"description": "Seconds until the request would pass.",
+                               "schema": {"type": "integer", "minimum": 1}}}
 GAME = {"name": "game", "in": "path", "required": True, "description": "The game id.",
         "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
 TOKEN = {"name": "token", "in": "query", "required": True, "schema": {"type": "string"},
@@ -54,9 +77,11 @@ class Op:
     problems: tuple[int, ...] = ()
     body: str | None = None
     seat_token: bool = False
+    platform_key: bool = False
     params: tuple[dict, ...] = ()
     media: str = "application/json"
     description: str = ""
+    notes: dict | None = None                           # this route's own words for some of its problems
 
 
 OPS = [
@@ -67,15 +92,19 @@ OPS = [
     Op("get", "/games", "listGames", "Every stored game, the most recently changed first.",
        (200, "The games.", "GameSummary[]")),
     Op("post", "/games", "createGame", "Open a game; bots sit where `seats` names them, people get tokens.",
-       (201, "The game, with one token per person's seat.", "GameCreated"), (400, 413, 422), body="NewGame",
-       description="The gateway publishes StartGame and plays the bot seats itself, each waiting `pace` "
-                   "seconds before its turn's move. 422 `start_refused` when the rules refuse the game (R18)."),
+       (201, "The game, with one token per person's seat.", "GameCreated"), (400, 401, 409, 413, 422, 429),
+       body="NewGame", platform_key=True, notes=CREATE_PROBLEMS,
+       description=f"Takes a platform key in {HEADER}. The gateway publishes StartGame and plays the bot "
+                   "seats itself, each waiting `pace` seconds before its turn's move. 422 `start_refused` "
+                   "when the rules refuse the game (R18)."),
     Op("post", "/games/{game}/commands", "sendCommand", "A move of the token's seat.",
        (200, "The command reached the table: accepted with its events, or refused (R18) with reason "
              "and detail. Either way it is in the log.", "Outcome"),
-       (400, 401, 403, 404, 413, 422, 504), body="SeatCommand", seat_token=True, params=(GAME,),
+       (400, 401, 403, 404, 413, 422, 429, 504), body="SeatCommand", seat_token=True, params=(GAME,),
+       notes=COMMAND_PROBLEMS,
        description="`seat` may be left out: it is the token's. A body naming another seat is refused "
-                   "(403), as is any type but a seat's seven moves (422); nothing is written then."),
+                   "(403), as is any type but a seat's seven moves (422), and a command over the seat's "
+                   "rate limit (429); nothing is written then."),
     Op("get", "/games/{game}/view", "seatView", "The token's seat's view: the public view and its own cards.",
        (200, "The newest view.", "SeatView"), (401, 403, 404, 503), seat_token=True, params=(GAME,)),
     Op("get", "/games/{game}/public", "publicView", "The game as a spectator sees it.",
@@ -126,10 +155,18 @@ def _operation(op: Op) -> dict:
         out["requestBody"] = {"required": True, "content": {"application/json": {"schema": _schema(op.body)}}}
     if op.seat_token:
         out["security"] = [{"seatToken": []}]
-    out["responses"] = {str(status): ok} | {
-        str(code): {"description": PROBLEMS[code], "content": {"application/json": {"schema": _schema("Problem")}}}
-        for code in op.problems}
+    if op.platform_key:
+        out["security"] = [{"platformKey": []}]
+    out["responses"] = {str(status): ok} | {str(code): _problem(op, code) for code in op.problems}
     return out
+
+
+def _problem(op: Op, code: int) -> dict:
+    response = {"description": (op.notes or {}).get(code, PROBLEMS[code])}
+    if code == 429:
+        response["headers"] = RETRY_AFTER
+    response["content"] = {"application/json": {"schema": _schema("Problem")}}
+    return response
 
 
 def document() -> dict:
@@ -139,16 +176,21 @@ def document() -> dict:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Zioncheck Table gateway", "version": version("zioncheck"), "description": (
-            "HTTP and WebSocket access to Zioncheck games for platforms and browsers. A person's seat acts "
-            "through a signed token that POST /games returns; spectators need none. Bodies are JSON encoded "
+            "HTTP and WebSocket access to Zioncheck games for platforms and browsers. A platform opens games "
+            f"with a platform key ({HEADER}); a person's seat acts through a signed token that POST /games "
+            "returns; spectators need none. Both are rate-limited (429 with Retry-After). Bodies are JSON encoded "
             "by msgspec from contracts/; commands carry their kind in `type`. "
             f"Generated by `{REGENERATE}`; do not edit by hand.")},
         "paths": paths,
         "components": {
             "schemas": schemas(),
-            "securitySchemes": {"seatToken": {
-                "type": "http", "scheme": "bearer", "bearerFormat": "zioncheck seat token",
-                "description": "HMAC-SHA256-signed {game, seat, exp}: acts for that seat of that game only."}},
+            "securitySchemes": {
+                "seatToken": {
+                    "type": "http", "scheme": "bearer", "bearerFormat": "zioncheck seat token",
+                    "description": "HMAC-SHA256-signed {game, seat, exp}: acts for that seat of that game only."},
+                "platformKey": {
+                    "type": "apiKey", "in": "header", "name": HEADER,
+                    "description": "One of the gateway's platform keys (its platform-keys file): opens games."}},
         },
     }
 

@@ -4,26 +4,46 @@
 |---|---|---|
 | 400 | malformed_json, bad_parameter | the body is not JSON; a query parameter is not what it should be |
 | 401 | token_missing, token_garbled, token_forged, token_expired | no usable seat token |
+| 401 | platform_key_missing, platform_key_unknown | opening a game with no platform key, or an unknown one |
 | 403 | token_for_another_game, token_for_another_seat | a good token, but not for this |
 | 404 | no_such_game, not_found | no game of that id is stored; no such page |
 | 405 | method_not_allowed | |
 | 409 | game_in_play | a game's log or replay before the game is over |
+| 409 | too_many_open_games | the platform key holds as many open games as a key may |
 | 413 | body_too_large | a body over MAX_BODY bytes |
+| 422 | too_deeply_nested | arrays and objects nested deeper than MAX_DEPTH (found before decoding) |
 | 422 | invalid_game, invalid_command, unknown_command, start_refused | JSON, but not what the route takes |
+| 429 | too_many_requests, too_many_new_games, too_many_commands | over a rate limit (with Retry-After) |
 | 503 | no_view_yet | the projector has not written the view |
 | 504 | no_answer | the table did not decide a command in time (it stays queued) |
+
+Every JSON a client sends, an HTTP body or a WebSocket frame, goes through `decode_json`:
+its size is bounded before it is read (read_body; MAX_FRAME for a frame) and its depth
+before it is decoded, so no body can make the decoder recurse past Python's limit.
 """
+import re
+from itertools import accumulate
+
 import msgspec
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from services.gateway.games import Refused
+from services.gateway.games import Refused, TooManyOpen
+from services.gateway.keys import HEADER, KeyRefused
+from services.gateway.limits import RateLimited
 from services.gateway.reads import GameNotFound, InPlay, NoView
 from services.gateway.tokens import TokenRefused
 from services.gateway.wire import Problem
 
 MAX_BODY = 64 * 1024
+MAX_DEPTH = 32        # arrays and objects within each other; a command nests 3 deep
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)    # \" and \\ first, so that what is left of a string is "[^"]*"
+_STRING = re.compile(rb'"[^"]*"')          # both linear: no input makes either backtrack
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = [0] * 256
+_STEP[ord("[")] = _STEP[ord("{")] = 1
+_STEP[ord("]")] = _STEP[ord("}")] = -1
 _encode = msgspec.json.Encoder().encode
 
 
@@ -57,14 +77,30 @@ async def read_body(request: Request, cap: int = MAX_BODY) -> bytes:
     return b"".join(chunks)
 
 
-def decode_json(data: bytes, into, error_code: str):
-    """The body as JSON (as `into`, if given): 400 when it is not JSON, 422 when it is JSON of the wrong shape."""
+def depth(data: bytes) -> int:
+    """How deep the JSON's arrays and objects nest, counted without decoding it (brackets in strings skipped)."""
+    brackets = _STRING.sub(b"", _ESCAPE.sub(b"", data)).translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def decode_json(data: bytes, into, error_code: str, max_depth: int = MAX_DEPTH):
+    """The body as JSON (as `into`, if given): 400 when it is not JSON, 422 when it is JSON of the wrong shape.
+
+    422 too_deeply_nested, before any decoding, for arrays or objects nested past `max_depth`.
+    """
+    if depth(data) > max_depth:
+        raise HTTPProblem(422, "too_deeply_nested", f"arrays and objects may nest at most {max_depth} deep")
     try:
         return msgspec.json.decode(data, type=into) if into else msgspec.json.decode(data)
     except msgspec.ValidationError as error:
         raise HTTPProblem(422, error_code, str(error)) from None
     except msgspec.DecodeError as error:
         raise HTTPProblem(400, "malformed_json", f"the body is not JSON: {error}") from None
+
+
+async def read_json(request: Request, into, error_code: str):
+    """The request's body, bounded in size and depth, decoded as `into` (see decode_json)."""
+    return decode_json(await read_body(request), into, error_code)
 
 
 async def _problem(request: Request, exc: HTTPProblem) -> Response:
@@ -75,6 +111,14 @@ async def _token(request: Request, exc: TokenRefused) -> Response:
     headers = {"WWW-Authenticate": f'Bearer error="invalid_token", error_description="{exc.error}"'} \
         if exc.status == 401 else None
     return problem(exc.status, exc.error, exc.detail, headers)
+
+
+async def _key(request: Request, exc: KeyRefused) -> Response:
+    return problem(exc.status, exc.error, exc.detail, {"WWW-Authenticate": f'{HEADER} realm="zioncheck"'})
+
+
+async def _limited(request: Request, exc: RateLimited) -> Response:
+    return problem(429, exc.error, exc.detail, {"Retry-After": str(exc.retry_after)})
 
 
 async def _http(request: Request, exc: HTTPException) -> Response:
@@ -88,6 +132,7 @@ MAPPED = {
     InPlay: (409, "game_in_play"),
     NoView: (503, "no_view_yet"),
     Refused: (422, "start_refused"),
+    TooManyOpen: (409, "too_many_open_games"),
     TimeoutError: (504, "no_answer"),
 }
 
@@ -102,4 +147,5 @@ async def _mapped(request: Request, exc: Exception) -> Response:
     return problem(status, error, str(exc), {"Retry-After": "1"} if status == 503 else None)
 
 
-HANDLERS = {HTTPProblem: _problem, TokenRefused: _token, HTTPException: _http} | dict.fromkeys(MAPPED, _mapped)
+HANDLERS = {HTTPProblem: _problem, TokenRefused: _token, KeyRefused: _key, RateLimited: _limited,
+            HTTPException: _http} | dict.fromkeys(MAPPED, _mapped)

@@ -3,15 +3,22 @@
 `await Running.start(...)` binds (port 0: a free one, read back from `.port`) and
 returns once the app is up and connected to NATS; `await running.stop()` ends it.
 `zioncheck serve gateway`, the tests and the fan-out benchmark all start it this way.
+
+`platform_keys` names the keys file (keys.py); without one the gateway uses, and on
+first start makes, .zioncheck/platform-keys. `.keys_file` says which it read and
+`.keys_made` whether it made it just now, for the operator to be told where it is.
 """
 import asyncio
 import contextlib
 import socket
+from pathlib import Path
 
 import uvicorn
 
 from services.access import Access
+from services.gateway import keys
 from services.gateway.app import Gateway, create_app
+from services.gateway.limits import Limits
 from services.gateway.tokens import load_secret
 
 WS_MAX_SIZE = 64 * 1024   # uvicorn closes any WebSocket frame larger than this (1009)
@@ -32,11 +39,18 @@ class Running:
         self.server, self.task, self.socket, self.gateway = server, task, sock, gateway
         self.host, self.port = sock.getsockname()[:2]
         self.url = f"http://{self.host}:{self.port}"
+        self.keys_file: Path | None = None
+        self.keys_made = False
 
     @classmethod
     async def start(cls, access: Access, host: str = "127.0.0.1", port: int = 8080, secret: bytes | None = None,
-                    token_ttl: float = 24 * 3600, backlog: int = 1024) -> "Running":
-        gateway = Gateway(access=access, secret=secret or load_secret(), token_ttl=token_ttl, backlog=backlog)
+                    token_ttl: float = 24 * 3600, backlog: int = 1024, platform_keys: Path | None = None,
+                    limits: Limits | None = None) -> "Running":
+        """Serve until stop(); keys.KeysError (a ValueError) when the keys file is unusable, before binding."""
+        keys_file, made = (Path(platform_keys), False) if platform_keys else keys.ensure_file()
+        keyring = keys.Keyring(keys.load(keys_file))
+        gateway = Gateway(access=access, secret=secret or load_secret(), keys=keyring, limits=limits or Limits(),
+                          token_ttl=token_ttl, backlog=backlog)
         config = uvicorn.Config(create_app(gateway), log_config=None, access_log=False, lifespan="on",
                                 ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False, ws_ping_interval=20, timeout_graceful_shutdown=3)
         server = _Server(config)
@@ -49,7 +63,9 @@ class Running:
                 task.result()
                 raise RuntimeError("the gateway stopped while starting")
             await asyncio.sleep(0.02)
-        return cls(server, task, sock, gateway)
+        running = cls(server, task, sock, gateway)
+        running.keys_file, running.keys_made = keys_file, made
+        return running
 
     async def stop(self) -> None:
         self.server.should_exit = True

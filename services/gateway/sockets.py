@@ -10,7 +10,7 @@ a reason a browser can read:
 | 4403 | a token for another game |
 | 4404 | no such game |
 | 1003 | a binary frame |
-| 1008 | a text frame that is not a ping |
+| 1008 | a text frame that is not a ping (nested too deep included: decode_json bounds it before decoding) |
 | 1009 | a frame over MAX_FRAME bytes (uvicorn closes frames over its ws_max_size itself) |
 | 1013 | the client fell `backlog` frames behind; reconnect for the newest view |
 """
@@ -22,6 +22,7 @@ from starlette.websockets import WebSocket
 
 from services.gateway.reads import GameNotFound
 from services.gateway.live import Spectator, ViewWatch
+from services.gateway.problems import HTTPProblem, decode_json
 from services.gateway.tokens import TokenRefused, verify
 from services.topology import seat_view_key
 
@@ -110,8 +111,8 @@ async def _read(websocket: WebSocket, spectator: Spectator) -> None:
         if len(text) > MAX_FRAME:
             raise Close(1009, f"a frame of {len(text)} characters: a client sends at most {MAX_FRAME}")
         try:
-            msgspec.json.decode(text, type=Ping)
-        except msgspec.DecodeError:
+            decode_json(text.encode(), Ping, "not_a_ping")
+        except HTTPProblem:
             raise Close(1008, 'this stream only sends: a client may send {"type": "ping"} and nothing else') from None
         spectator.frames.put_nowait(PONG)
 

@@ -1,15 +1,20 @@
 """Fixtures and helpers for the gateway tests: a real uvicorn server on a free loopback port, real services."""
 import asyncio
+import contextlib
 
 import httpx
 import pytest
 
 from contracts.commands import Discard, DrawStock, GoDown
 from services.gateway import tokens
+from services.gateway.keys import HEADER
+from services.gateway.limits import Limits
 from services.gateway.server import Running
 from over_nats import stacked_game
 
 SECRET = b"a test secret that is long enough"
+KEY = "platform-key-for-the-tests-only"
+PLATFORM = {HEADER: KEY}     # the header that opens games
 
 # R17: a stacked sixth hand that seat 0 wins at once, so the game ends in three moves.
 LAST_HANDS = [["AC", "2C", "3C", "4C", "9H", "10H", "JH", "QH", "7S", "7D", "7C", "KD", "KS", "KH"], ["2S", "JK"]]
@@ -24,10 +29,29 @@ STOCK = ["5S", "6S", "7S", "8S"]
 
 
 @pytest.fixture
-async def gateway(services, nats_server):
-    running = await Running.start(nats_server.access, port=0, secret=SECRET, backlog=256)
+def keys_file(tmp_path):
+    path = tmp_path / "platform-keys"
+    path.write_text(f"# the tests' platform\ntests:{KEY}\n")
+    return path
+
+
+@pytest.fixture
+async def gateway(services, nats_server, keys_file):
+    running = await Running.start(nats_server.access, port=0, secret=SECRET, backlog=256, platform_keys=keys_file)
     yield running
     await running.stop()
+
+
+@contextlib.asynccontextmanager
+async def limited(nats_server, keys_file, **limits):
+    """A gateway with the given limits (services.gateway.limits.Limits), and an HTTP client of it."""
+    running = await Running.start(nats_server.url, port=0, secret=SECRET, platform_keys=keys_file,
+                                  limits=Limits(**limits))
+    try:
+        async with httpx.AsyncClient(base_url=running.url, timeout=20) as http:
+            yield running, http
+    finally:
+        await running.stop()
 
 
 @pytest.fixture

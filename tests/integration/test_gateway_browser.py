@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from gateway_helpers import finished_game, gateway, http  # noqa: F401
+from gateway_helpers import KEY, PLATFORM, finished_game, gateway, http, keys_file  # noqa: F401
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
@@ -28,7 +28,7 @@ async def page():
 
 async def test_a_live_bot_game_moves_on_the_page_as_a_card_table(gateway, http, page, tmp_path):
     created = (await http.post("/games", json={"players": 3, "seats": ["greedy", "random", "greedy"],
-                                               "pace": 0.4})).json()
+                                               "pace": 0.4}, headers=PLATFORM)).json()
     await page.goto(f"{gateway.url}/")
     await page.wait_for_selector(f'a[href="/watch/{created["game_id"]}"]', timeout=10_000)
     await page.goto(f"{gateway.url}{created['watch']}")
@@ -60,3 +60,17 @@ async def test_a_finished_game_replays_with_a_slider_over_its_log(gateway, clien
     assert await page.locator(".seat .hand-size").all_text_contents() == ["14 cards", "2 cards"]
     assert "Hand 6 dealt" in await page.text_content("#step-moves")
     await page.screenshot(path=str(tmp_path / "replay.png"), full_page=True)
+
+
+async def test_the_page_opens_a_game_with_the_platform_key_its_operator_pastes_and_remembers_it(gateway, page):
+    await page.goto(f"{gateway.url}/")
+    await page.fill("#key", "not-a-key-this-gateway-knows")
+    await page.click("#new-game button[type=submit]")
+    await page.wait_for_function(
+        "document.getElementById('new-game-error').textContent.includes('no such platform key')", timeout=10_000)
+    assert page.url == f"{gateway.url}/", "a refused key opens nothing"
+    await page.fill("#key", KEY)
+    await page.click("#new-game button[type=submit]")
+    await page.wait_for_url(f"{gateway.url}/watch/game-*", timeout=15_000)
+    await page.goto(f"{gateway.url}/")
+    assert await page.input_value("#key") == KEY, "the browser keeps the key for the next game"

@@ -2,6 +2,7 @@
 import asyncio
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from contracts.views import decode_public_view, decode_seat_view
 from services.embedded import free_port
 from services.gateway.wire import GameCreated, Outcome, ReplayStep
 from services.game_log import stored_games
-from gateway_helpers import (HANDS, bearer, eventually, finished_game, game_in_play, gateway, http,  # noqa: F401
-                             token)
+from gateway_helpers import (HANDS, PLATFORM, bearer, eventually, finished_game, game_in_play, gateway,  # noqa: F401
+                             http, keys_file, token)
 
 COMMITTED_OPENAPI = Path(__file__).parents[2] / "docs" / "openapi.json"
 
@@ -38,7 +39,8 @@ def refused(response, status: int, error: str) -> dict:
 
 
 async def test_a_new_game_gives_each_person_seat_a_token_and_bots_play_the_other_seats(http):
-    response = await http.post("/games", json={"players": 3, "seats": ["person", "greedy", "random"], "pace": 0})
+    response = await http.post("/games", json={"players": 3, "seats": ["person", "greedy", "random"], "pace": 0},
+                               headers=PLATFORM)
     assert response.status_code == 201, response.text
     created = msgspec.json.decode(response.content, type=GameCreated)
     assert [s.player for s in created.seats] == ["person", "greedy", "random"]
@@ -53,11 +55,13 @@ async def test_a_new_game_gives_each_person_seat_a_token_and_bots_play_the_other
 
 
 async def test_a_game_the_rules_or_the_route_refuse_is_not_opened(http):
-    refused(await http.post("/games", json={"players": 3, "seats": ["person", "greedy"]}), 422, "invalid_game")
-    refused(await http.post("/games", json={"players": 2, "seats": ["person", "clever"]}), 422, "invalid_game")
-    refused(await http.post("/games", json={"players": 1, "seats": ["greedy"]}), 422, "start_refused")
-    refused(await http.post("/games", content=b"{players: 2"), 400, "malformed_json")
-    refused(await http.post("/games", json={"players": 2, "seats": ["greedy"] * 2, "pace": 1e9}), 422, "invalid_game")
+    def create(**body):
+        return http.post("/games", headers=PLATFORM, **body)
+    refused(await create(json={"players": 3, "seats": ["person", "greedy"]}), 422, "invalid_game")
+    refused(await create(json={"players": 2, "seats": ["person", "clever"]}), 422, "invalid_game")
+    refused(await create(json={"players": 1, "seats": ["greedy"]}), 422, "start_refused")
+    refused(await create(content=b"{players: 2"), 400, "malformed_json")
+    refused(await create(json={"players": 2, "seats": ["greedy"] * 2, "pace": 1e9}), 422, "invalid_game")
     assert (await http.get("/games")).json() == []
 
 
@@ -110,7 +114,7 @@ async def test_bad_bodies_and_unknown_games_are_refused_before_the_table_and_not
     url, auth = f"/games/{game}/commands", bearer(seat0)
     before = await logged(client, game)
     refused(await http.post(url, content=b"x" * (70 * 1024), headers=auth), 413, "body_too_large")
-    refused(await http.post("/games", content=b"[" * (70 * 1024)), 413, "body_too_large")
+    refused(await http.post("/games", content=b"[" * (70 * 1024), headers=PLATFORM), 413, "body_too_large")
     refused(await http.post(url, content=chunks(b"y" * 40_000, 2), headers=auth), 413, "body_too_large")
     refused(await http.post(url, content=b'{"type": "discard", "card": ', headers=auth), 400, "malformed_json")
     refused(await http.post(url, content=b"\xff\xfe garbage", headers=auth), 400, "malformed_json")
@@ -181,11 +185,31 @@ async def test_zioncheck_serve_gateway_serves_on_the_port_asked_and_stops_on_sig
         "--log-level", "warning", stdout=asyncio.subprocess.PIPE, env=os.environ | {"ZIONCHECK_HOME": str(tmp_path)})
     try:
         async with asyncio.timeout(20):
-            lines = [await process.stdout.readline(), await process.stdout.readline()]
-        assert lines[1].decode().startswith(f"gateway on http://127.0.0.1:{port}/")
+            lines = [(await process.stdout.readline()).decode() for _ in range(3)]
+        assert lines[1].startswith(f"gateway on http://127.0.0.1:{port}/")
+        keys_file = tmp_path / "platform-keys"
+        assert lines[2].startswith(f"made a new platform key in {keys_file}: "), lines[2]
+        assert stat.S_IMODE(keys_file.stat().st_mode) == 0o600, "the keys file is its owner's alone"
+        [line] = [line for line in keys_file.read_text().splitlines() if not line.startswith("#")]
+        key = line.partition(":")[2]
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
             assert (await http.get("/games")).json() == []
+            refused(await http.post("/games", json={"players": 2, "seats": ["greedy"]}), 401, "platform_key_missing")
+            refused(await http.post("/games", json={"players": 2, "seats": ["greedy"]},
+                                    headers={"X-Platform-Key": key}), 422, "invalid_game")  # past the key
         assert (tmp_path / "gateway.secret").exists(), "a secret made once, kept under the store"
     finally:
         process.terminate()
         assert await asyncio.wait_for(process.wait(), 20) == 0
+
+
+async def test_zioncheck_serve_gateway_refuses_to_start_on_an_unusable_keys_file(nats_server, tmp_path):
+    keys_file = tmp_path / "keys"
+    keys_file.write_text("acme:too-short\n")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cli.main", "serve", "gateway", "--port", str(free_port()), "--nats-url",
+        nats_server.url, "--platform-keys", str(keys_file), "--log-level", "warning",
+        stderr=asyncio.subprocess.PIPE, env=os.environ | {"ZIONCHECK_HOME": str(tmp_path)})
+    _, stderr = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode == 2
+    assert stderr.decode() == f"zioncheck serve: {keys_file} line 1: a key needs at least 16 characters and no spaces\n"

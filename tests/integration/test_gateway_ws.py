@@ -6,7 +6,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from services.gateway.wire import FeedUpdate, Pong, PublicMessage, PublicUpdate, SeatMessage, SeatUpdate
-from gateway_helpers import bearer, eventually, game_in_play, gateway, http, token  # noqa: F401
+from gateway_helpers import PLATFORM, bearer, eventually, game_in_play, gateway, http, keys_file, token  # noqa: F401
 
 public_message = msgspec.json.Decoder(PublicMessage)
 seat_message = msgspec.json.Decoder(SeatMessage)
@@ -35,7 +35,8 @@ async def closed_with(socket) -> tuple[int, str]:
 
 
 async def test_a_spectator_gets_the_public_view_then_every_view_and_feed_batch_of_a_game_as_it_moves(gateway, http):
-    created = (await http.post("/games", json={"players": 3, "seats": ["greedy"] * 3, "pace": 0.02})).json()
+    created = (await http.post("/games", json={"players": 3, "seats": ["greedy"] * 3, "pace": 0.02},
+                               headers=PLATFORM)).json()
     async with connect(ws_url(gateway, f"/games/{created['game_id']}/public/ws")) as socket:
         got = await frames(socket, public_message, lambda got: sum(isinstance(f, FeedUpdate) for f in got) >= 12)
     views = [f.view for f in got if isinstance(f, PublicUpdate)]

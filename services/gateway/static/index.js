@@ -1,7 +1,12 @@
 // The list of stored games (GET /games), refreshed every few seconds, and a form that opens a bot game.
+// Opening a game takes a platform key (X-Platform-Key): the operator pastes one of the gateway's
+// keys into the form once, and this browser keeps it (localStorage, this origin only).
 import { el } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
+const KEY = "zioncheck.platformKey";
+
+$("key").value = localStorage.getItem(KEY) || "";
 
 function state(game) {
   if (!game.seq) return "waiting for its first view";
@@ -32,12 +37,18 @@ $("new-game").addEventListener("submit", async (event) => {
   const players = Number($("players").value);
   const bot = $("bot").value;
   const seats = Array.from({ length: players }, (_, i) => (bot === "mixed" ? (i % 2 ? "random" : "greedy") : bot));
+  const key = $("key").value.trim();
   const response = await fetch("/games", {
-    method: "POST", headers: { "Content-Type": "application/json" },
+    method: "POST", headers: { "Content-Type": "application/json", "X-Platform-Key": key },
     body: JSON.stringify({ players, seats, pace: Number($("pace").value) }),
   });
   const body = await response.json();
-  if (!response.ok) { $("new-game-error").textContent = body.detail; return; }
+  if (!response.ok) {
+    if (response.status === 401) localStorage.removeItem(KEY);
+    $("new-game-error").textContent = body.detail;
+    return;
+  }
+  localStorage.setItem(KEY, key);
   location.href = body.watch;
 });
 
