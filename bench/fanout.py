@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import resource
+import secrets
 import statistics
 import subprocess
 import sys
@@ -25,7 +26,10 @@ from nats.js.api import DeliverPolicy
 from websockets.asyncio.client import connect
 
 from bench import Row
+from services.access import Access
+from services.app import prepare_topology
 from services.embedded import NatsServer, free_port
+from services.gateway.keys import HEADER
 from services.topology import log_subject
 
 LEVELS = (1, 100, 1000)
@@ -78,9 +82,9 @@ class Spectator:
             self.closed = repr(error)
 
 
-async def level(gateway: str, nats_url: str, spectators: int) -> dict:
-    game = await asyncio.to_thread(_new_game, gateway)
-    nc = await nats.connect(nats_url)
+async def level(gateway: str, access: Access, key: str, spectators: int) -> dict:
+    game = await asyncio.to_thread(_new_game, gateway, key)
+    nc = await nats.connect(**access.connect_options("operator"))
     appended: dict[int, float] = {}
 
     async def on_log(msg) -> None:
@@ -115,9 +119,10 @@ async def level(gateway: str, nats_url: str, spectators: int) -> dict:
             "p99_ms": 1000 * delays[int(0.99 * (len(delays) - 1))] if delays else float("nan")}
 
 
-def _new_game(gateway: str) -> str:
+def _new_game(gateway: str, key: str) -> str:
     body = json.dumps({"players": PLAYERS, "seats": ["greedy"] * PLAYERS, "pace": PACE}).encode()
-    request = urllib.request.Request(f"{gateway}/games", data=body, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(f"{gateway}/games", data=body,
+                                     headers={"Content-Type": "application/json", HEADER: key})
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)["game_id"]
 
@@ -132,14 +137,18 @@ def measure(levels=LEVELS) -> list[dict]:
     _raise_file_limit(4 * max(levels) + 256)  # inherited by the gateway, which holds the other end
     with tempfile.TemporaryDirectory() as store:
         server = NatsServer(Path(store) / "jetstream")
-        port = free_port()
-        cli = [sys.executable, "-m", "cli.main", "serve", "--nats-url", server.url, "--log-level", "warning"]
+        port, key = free_port(), secrets.token_urlsafe(24)
+        keys = Path(store) / "platform-keys"
+        keys.write_text(f"bench:{key}\n")
+        asyncio.run(prepare_topology(server.access))
+        cli = [sys.executable, "-m", "cli.main", "serve", *server.cli_args, "--log-level", "warning"]
         processes = [subprocess.Popen([*cli, "table", "dealer", "scoring", "projector"], stdout=subprocess.PIPE),
-                     subprocess.Popen([*cli, "gateway", "--port", str(port)], stdout=subprocess.PIPE)]
+                     subprocess.Popen([*cli, "gateway", "--port", str(port), "--platform-keys", str(keys)],
+                                      stdout=subprocess.PIPE)]
         try:
             for process in processes:
                 assert b"serving" in process.stdout.readline()
-            return [asyncio.run(level(f"http://127.0.0.1:{port}", server.url, n)) for n in levels]
+            return [asyncio.run(level(f"http://127.0.0.1:{port}", server.access, key, n)) for n in levels]
         finally:
             for process in processes:
                 process.terminate()

@@ -45,7 +45,7 @@ async def gateway(services, nats_server, keys_file):
 @contextlib.asynccontextmanager
 async def limited(nats_server, keys_file, **limits):
     """A gateway with the given limits (services.gateway.limits.Limits), and an HTTP client of it."""
-    running = await Running.start(nats_server.url, port=0, secret=SECRET, platform_keys=keys_file,
+    running = await Running.start(nats_server.access, port=0, secret=SECRET, platform_keys=keys_file,
                                   limits=Limits(**limits))
     try:
         async with httpx.AsyncClient(base_url=running.url, timeout=20) as http:

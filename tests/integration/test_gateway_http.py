@@ -207,8 +207,8 @@ async def test_zioncheck_serve_gateway_refuses_to_start_on_an_unusable_keys_file
     keys_file = tmp_path / "keys"
     keys_file.write_text("acme:too-short\n")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cli.main", "serve", "gateway", "--port", str(free_port()), "--nats-url",
-        nats_server.url, "--platform-keys", str(keys_file), "--log-level", "warning",
+        sys.executable, "-m", "cli.main", "serve", "gateway", "--port", str(free_port()),
+        *nats_server.cli_args, "--platform-keys", str(keys_file), "--log-level", "warning",
         stderr=asyncio.subprocess.PIPE, env=os.environ | {"ZIONCHECK_HOME": str(tmp_path)})
     _, stderr = await asyncio.wait_for(process.communicate(), 20)
     assert process.returncode == 2
