@@ -1,17 +1,17 @@
-"""Integration fixtures: real nats-server processes, each with its own port and store."""
+"""Integration fixtures: real NATS servers, each with its own port and store (backends: tests/nats_backends.py)."""
 import pytest
 
 from services.app import SERVICES, Services
 from services.client import GameClient
-from services.embedded import NatsServer
 from services.observability import configure_logging
+from nats_backends import start_nats
 
 configure_logging("warning")
 
 
 @pytest.fixture
 def nats_server(tmp_path):
-    server = NatsServer(tmp_path / "jetstream", log=tmp_path / "nats-server.log")
+    server = start_nats(tmp_path / "jetstream", log=tmp_path / "nats-server.log")
     yield server
     server.stop()
 
