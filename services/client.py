@@ -162,8 +162,11 @@ class Follower:
             except TimeoutError:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise
-            if await self._behind():  # a batch dropped on the way, with none after it to show the gap
-                await self._read_back()
+            try:
+                if await self._behind():  # a batch dropped on the way, with none after it to show the gap
+                    await self._read_back()
+            except nats.errors.Error:  # no answer this time (a cluster electing a leader): ask again next time
+                pass
 
     async def outcome(self, cause: int, timeout: float = 30.0) -> list:
         """The events the command with this sequence produced (one Rejected when refused)."""

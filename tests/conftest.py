@@ -1,18 +1,39 @@
 """Fixtures for the tests that talk to a real nats-server: each server has its own port, store and
-logins, and runs with the shipped users and permissions (services.access)."""
+logins, and runs with the shipped users and permissions (services.access). Which backend runs the
+servers (tests/nats_backends.py: processes or containers) is said at the start of the run."""
 import pytest
 
+import nats_backends
+from nats_backends import start_nats
 from services.app import SERVICES, Services
 from services.client import GameClient
-from services.embedded import NatsServer
 from services.observability import configure_logging
 
 configure_logging("warning")
 
 
+def pytest_sessionstart(session):
+    try:
+        backend = nats_backends.chosen()
+    except (ValueError, RuntimeError) as trouble:
+        raise pytest.UsageError(str(trouble)) from trouble
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not reporter.showheader:  # -q shows no header: say it anyway
+        reporter.write_line(backend.describe())
+
+
+def pytest_report_header(config):
+    return [nats_backends.chosen().describe()]
+
+
+def pytest_sessionfinish(session):
+    if nats_backends.chosen.cache_info().currsize and nats_backends.containers_in_use():
+        nats_backends.sweep()
+
+
 @pytest.fixture
 def nats_server(tmp_path):
-    server = NatsServer(tmp_path / "jetstream", log=tmp_path / "nats-server.log")
+    server = start_nats(tmp_path / "jetstream", log=tmp_path / "nats-server.log")
     yield server
     server.stop()
 

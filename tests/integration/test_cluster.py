@@ -1,22 +1,37 @@
-"""A 3-node JetStream cluster with replicated streams: the services work across it unchanged."""
+"""A 3-node JetStream cluster with replicated streams and logins: the services work across it
+unchanged, a node without the route login cannot join, and, with its nodes in containers, bot
+games ride out a node killed and another frozen."""
 import asyncio
+import random
 import subprocess
 import time
-from types import SimpleNamespace
+import uuid
 from pathlib import Path
 
+import nats.errors
 import pytest
+from nats.js.errors import NoStreamResponseError, ServiceUnavailableError
 
+from bots import make_bot
+from contracts.commands import StartGame
+from contracts.log import entries_of
+from engine.audit import audit
+from engine.replay import fold_log, state_hash
 from engine.scenario import load, run
 from services.access import Access, connect, make_credentials, routes_block
 from services.app import SERVICES, Services
-from services.embedded import config_text, free_port, reachable, server_binary
+from services.bot_seats import play_seats
+from services.client import Follower, GameClient
+from services.embedded import config_text, free_port, server_binary
+from services.game_log import read_batches
 from services.scenario_over_nats import play
-from services.topology import stream_configs
+from services.topology import COMMANDS, LOG, stream_configs
+from nats_backends import chosen, containers_in_use, start_cluster
+from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
 
 EXAMPLE = Path(__file__).parent.parent / "scenarios" / "example.json"
-
-
+NO_LEADER_YET = (nats.errors.TimeoutError, nats.errors.NoRespondersError, NoStreamResponseError,
+                 ServiceUnavailableError)
 ROUTE_PASSWORD = "route-secret-for-tests"
 
 
@@ -28,35 +43,38 @@ def node_config(i: int, ports: list[int], routes: list[int], store: Path, creden
 
 
 @pytest.fixture
-def cluster(tmp_path):
-    ports, routes = [free_port() for _ in range(3)], [free_port() for _ in range(3)]
+def nodes(tmp_path):
+    """Three nodes on the chosen backend; `.access` logs in to them, `.routes` are their route ports."""
     credentials = tmp_path / "credentials"
     make_credentials(credentials)
-    nodes = []
-    for i in range(3):
-        conf = tmp_path / f"n{i}.conf"
-        conf.write_text(node_config(i, ports, routes, tmp_path, credentials))
-        nodes.append(subprocess.Popen([server_binary(), "-c", str(conf)], stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL))
-    urls = [f"nats://127.0.0.1:{p}" for p in ports]
-    deadline = time.monotonic() + 15
-    while not all(map(reachable, urls)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    yield SimpleNamespace(access=Access(tuple(urls), credentials), routes=routes)
-    for node in nodes:
-        node.terminate()
-        node.wait()
+    seen = {}
+
+    def config(i, ports, routes, folder):
+        seen["routes"] = routes
+        return node_config(i, ports, routes, folder, credentials)
+
+    running = start_cluster(tmp_path, config)
+    running.access, running.routes = Access(tuple(node.url for node in running.nodes), credentials), seen["routes"]
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def cluster(nodes):
+    return nodes
+
+
+async def started(access: Access) -> Services:
+    for _ in range(100):  # the cluster needs a moment to elect a JetStream meta leader
+        try:
+            return await Services().start(SERVICES, access, replicas=3)
+        except Exception:  # noqa: BLE001 - not ready yet
+            await asyncio.sleep(0.2)
+    pytest.fail("the cluster never accepted the streams")
 
 
 async def test_a_scenario_plays_the_same_on_a_three_node_cluster_with_three_replicas(cluster):
-    for _ in range(100):  # the cluster needs a moment to elect a JetStream meta leader
-        try:
-            services = await Services().start(SERVICES, cluster.access, replicas=3)
-            break
-        except Exception:  # noqa: BLE001 - not ready yet
-            await asyncio.sleep(0.2)
-    else:
-        pytest.fail("the cluster never accepted the streams")
+    services = await started(cluster.access)
     try:
         scenario = load(EXAMPLE.read_bytes())
         assert await play(scenario, cluster.access, services) == run(scenario)
@@ -88,3 +106,81 @@ async def test_a_node_without_the_route_login_cannot_join_the_cluster(cluster, t
         node.terminate()
         node.wait()
     assert "Route Error 'Authorization Violation'" in log.read_text()
+
+
+class ResendingClient(GameClient):
+    """A platform that resends a command whose ack did not come, under the same message id:
+    the commands stream drops a second copy of one it stored, and acks it with the first's sequence."""
+
+    async def send(self, game, command, as_dealer=False, msg_id=None) -> int:
+        msg_id = msg_id or uuid.uuid4().hex
+        for _ in range(40):
+            try:
+                return await super().send(game, command, as_dealer, msg_id)
+            except NO_LEADER_YET:
+                await asyncio.sleep(0.5)  # no stream leader to answer: the cluster is electing one
+        return await super().send(game, command, as_dealer, msg_id)
+
+
+async def leader_of(client: GameClient, stream: str) -> int:
+    """Which node leads the stream now (node_config names node i `n<i>`)."""
+    return int((await client.js.stream_info(stream)).cluster.leader.removeprefix("n"))
+
+
+async def moved_on(games: list[Follower], batches: int) -> None:
+    """Every game has `batches` more batches in its log than now, or is over."""
+    marks = [len(f.batches) for f in games]
+    for follower, mark in zip(games, marks):
+        await follower.wait_until(lambda f: len(f.batches) >= mark + batches or f.state.game_over, timeout=120)
+
+
+@pytest.mark.skipif(not containers_in_use(), reason=f"needs NATS in containers, and here: {chosen().describe()}")
+async def test_bot_games_finish_with_nothing_lost_when_a_node_is_killed_and_another_frozen(nodes):
+    """Four games of four bots: mid-game the node leading the logs gets SIGKILL, and once play has
+    gone on without it, the node leading the commands is frozen for 5 s (no quorum) and thawed.
+    Every game still finishes, its log exactly what one table given the same commands writes."""
+    services = await started(nodes.access)
+    client = await ResendingClient.connect(nodes.access, "operator")
+    plays = []
+    try:
+        games = []
+        for index in range(4):
+            game = new_game()
+            follower = await client.follow(game)
+            await client.send(game, StartGame(game_id=game, players=4))
+            rng = random.Random(index)
+            games.append(follower)
+            plays.append(asyncio.create_task(
+                play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(4)}, rng)))
+        for follower in games:
+            await follower.wait_until(lambda f: f.state.hand >= 2, timeout=120)
+
+        killed = await leader_of(client, LOG)     # kill -9 the node leading the game logs
+        nodes.nodes[killed].kill()
+        await moved_on(games, 20)                 # two nodes left: a new leader, and play goes on
+        frozen = await leader_of(client, COMMANDS)
+        frozen = frozen if frozen != killed else (killed + 1) % 3
+        assert not any(f.state.game_over for f in games), "the games ended before the faults"
+        nodes.nodes[frozen].pause()               # one node left: no quorum, every append waits
+        await asyncio.sleep(5)
+        nodes.nodes[frozen].unpause()
+        await asyncio.wait_for(asyncio.gather(*plays), timeout=300)
+
+        for follower in games:
+            await follower.wait_until(lambda f: all(f.state.seeds), timeout=60)
+            stored = [batch for _, batch in await read_batches(client.js, follower.game)]
+            assert stored == follower.batches, f"{follower.game}: the live log differs from the stored one"
+            causes = [batch.cause for batch in stored]
+            assert causes == sorted(set(causes)), f"{follower.game}: a command was applied twice or out of order"
+            finished = fold_log(entries_of(stored))
+            assert finished.game_over and finished.hand == 6, f"{follower.game} did not finish"
+            assert state_hash(finished) == state_hash(follower.state)
+            assert audit(entries_of(stored)).problems == []
+            commands = await stored_commands(client, follower.game)
+            assert [e for b in stored for e in b.events] == uninterrupted(
+                commands, await dealer_seeds(client, follower.game)), f"{follower.game}: an event lost or doubled"
+    finally:
+        for task in plays:
+            task.cancel()
+        await client.close()
+        await services.stop()

@@ -15,7 +15,7 @@ from engine.replay import fold_log, state_hash
 from services.app import SERVICES, Services
 from services.bot_seats import play_seats
 from services.client import GameClient
-from services.embedded import NatsServer
+from nats_backends import start_nats
 from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def played(tmp_path_factory):
-    server = NatsServer(tmp_path_factory.mktemp("whole-game") / "jetstream")
+    server = start_nats(tmp_path_factory.mktemp("whole-game") / "jetstream")
     services = await Services().start(SERVICES, server.access)
     client = await GameClient.connect(server.access, "operator")
     game = new_game()
