@@ -12,6 +12,7 @@ import asyncio
 import time
 
 import msgspec
+import nats.errors
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, NotFoundError
