@@ -8,6 +8,7 @@ from typing import Literal
 import msgspec
 
 from contracts.commands import End
+from contracts.reasons import Reason
 
 MeldKind = Literal["set", "run"]
 
@@ -132,7 +133,7 @@ class Rejected(Event, tag="rejected"):
     """R18: a command that changed nothing, with its reason and a sentence for people."""
     seat: int | None
     command: str
-    reason: str
+    reason: Reason
     detail: str = ""
 
 
