@@ -10,7 +10,6 @@ from services.embedded import bus
 from services.gateway.server import Running
 from services.observability import configure_logging, serve_metrics
 
-
 # Not a FastStream subscriber: the HTTP and WebSocket gateway runs beside them, and only when named.
 CHOICES = (*SERVICES, "gateway")
 
