@@ -52,7 +52,9 @@ def table(rows: list[Row], seconds: float) -> str:
         target = f"{bound} {_number(row.target)} {row.unit}" if row.target is not None else ""
         cells.append((row.name, f"{_number(row.rate)} {row.unit}", target, _mark(row), row.versus, row.workload))
     widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]) - 1)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)) + "  " + line[-1] for line in cells]
+    # the last cell is not padded: it has no width, so zip stops before it
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False)) + "  " + line[-1]
+             for line in cells]
     return "\n".join([head, *lines, f"\n{len(rows)} figures in {seconds:.1f}s"])
 
 

@@ -23,9 +23,9 @@ from nats.js.api import StorageType, StreamConfig
 from bench import Row
 from bots import make_bot
 from contracts.commands import StartGame
-from services.bot_seats import play_seats
 from services.access import Access, connect
 from services.app import prepare_topology
+from services.bot_seats import play_seats
 from services.client import GameClient
 from services.embedded import NatsServer
 from services.observability import configure_logging

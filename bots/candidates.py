@@ -36,7 +36,7 @@ def candidate_runs(counts: Counter, jokers: int) -> list[Candidate]:
         if card != JOKER:
             suit_, bit = _BIT[card]
             held[suit_] |= bit
-    found = []
+    found: list[Candidate] = []
     for suit_ in SUITS:
         if held[suit_].bit_count() + jokers >= 4:  # else not even 4 cards of a run can be filled
             found += suit_runs(suit_, held[suit_], min(2, counts.get("A" + suit_, 0)), jokers)

@@ -6,6 +6,7 @@ hand cannot hold.
 from collections import Counter
 
 from bots.candidates import Candidate, candidate_runs, candidate_sets
+from contracts.commands import End
 from domain.cards import JOKER, rank, suit
 from domain.going_down import read_contract
 from domain.hands import CONTRACTS
@@ -23,17 +24,21 @@ def find_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None
     runs = candidate_runs(counts, jokers) if contract.runs else []
     if len(runs) < contract.runs:
         return None
-    by_cost = lambda item: (item[1], -len(item[0]))  # fewest jokers, then most cards
-    sets = sorted(candidate_sets(counts, jokers), key=by_cost) if contract.sets else []
+    sets = sorted(candidate_sets(counts, jokers), key=_by_cost) if contract.sets else []
     if next(_pick(sets, contract.sets, counts, spare), None) is None:
         return None  # not even the whole hand holds the sets
-    runs.sort(key=by_cost)
+    runs.sort(key=_by_cost)
     for chosen_runs, left in _pick(runs, contract.runs, counts, spare - 3 * contract.sets):
         for chosen_sets, _ in _pick(sets, contract.sets, left, spare - sum(map(len, chosen_runs))):
             melds = chosen_sets + chosen_runs
             if _legal(hand_no, melds):
                 return melds
     return None
+
+
+def _by_cost(item: Candidate) -> tuple[int, int]:
+    """Fewest jokers, then most cards."""
+    return item[1], -len(item[0])
 
 
 def _pick(candidates: list[Candidate], k: int, counts: dict[str, int], most: int):
@@ -91,9 +96,9 @@ def lay_offs(state: GameState, seat: int):
                 yield card, meld, end
 
 
-def fitting_ends(meld: PlacedMeld, card: str) -> list[str | None]:
+def fitting_ends(meld: PlacedMeld, card: str) -> list[End | None]:
     if meld.kind == "set":
         return [None] if card == JOKER or rank(card) == meld.rank else []
     if card != JOKER and suit(card) != meld.suit:
         return []  # R5: a run is one suit
-    return run_ends(meld, card)
+    return [*run_ends(meld, card)]

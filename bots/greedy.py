@@ -1,9 +1,9 @@
 """The greedy bot: goes down at once, lays off, claims and swaps what helps, sheds points."""
 import random
 
-from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
 from bots.base import can_take, dearest, joker_swaps, related, related_cards
 from bots.finder import find_contract, fitting_ends, lay_offs
+from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
 from domain.cards import JOKER
 from domain.state import GameState
 
@@ -33,12 +33,14 @@ class GreedyBot:
         return Discard(seat=seat, card=self._shed(state, seat))
 
     def out_of_turn(self, state: GameState, seat: int) -> list[Command]:
-        commands: list[Command] = joker_swaps(state, seat)[:1]
+        commands: list[Command] = [*joker_swaps(state, seat)[:1]]
         if state.window_open and self._wants(state, seat, state.top):
             commands.append(ClaimDiscard(seat=seat))
         return commands
 
-    def _wants(self, state: GameState, seat: int, card: str) -> bool:
+    def _wants(self, state: GameState, seat: int, card: str | None) -> bool:
+        if card is None:  # no discard to want
+            return False
         if card == JOKER:
             return True
         if state.down[seat]:

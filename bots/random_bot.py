@@ -1,9 +1,9 @@
 """The random bot: a uniformly random legal move at each step, from its own seeded generator."""
 import random
 
-from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
 from bots.base import can_take, joker_swaps
 from bots.finder import find_contract, lay_offs
+from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
 from domain.state import GameState
 
 
@@ -25,9 +25,9 @@ class RandomBot:
             if melds and self.rng.random() < 0.5:
                 return GoDown(seat=seat, melds=melds)
         elif len(hand) > 1:
-            options = list(lay_offs(state, seat))
-            if options and self.rng.random() < 0.5:
-                card, meld, end = self.rng.choice(options)
+            fits = list(lay_offs(state, seat))
+            if fits and self.rng.random() < 0.5:
+                card, meld, end = self.rng.choice(fits)
                 return LayOff(seat=seat, target=(meld.owner, meld.index), card=card, end=end)
         return Discard(seat=seat, card=self.rng.choice(hand))
 

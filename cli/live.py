@@ -1,11 +1,16 @@
 """Telling a game as it happens, one line per move, for a person at a terminal."""
 from contracts import events as ev
+from contracts.reasons import explain, explain_refusal
 from domain import GameState
 from domain.hands import describe
 
 
 def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = None) -> list[str]:
-    """Lines for one event; `state` is the game after it. A seat's own draws name their card."""
+    """Lines for one event; `state` is the game after it. A seat's own draws name their card.
+
+    A refusal says why in words (R18); its detail, which may name the cards a seat holds, is
+    shown for the person's own seat only, or for every seat when no person plays.
+    """
     match event:
         case ev.GameStarted():
             return [f"Game {event.game_id}: {event.players} players, {event.decks} decks."]
@@ -46,7 +51,9 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
             return ["", "=== Game over. Winner" + ("s" if len(event.winners) > 1 else "") + ": "
                     + ", ".join(f"seat {s}" for s in event.winners)]
         case ev.Rejected():
-            return [f"  (refused {event.command} from seat {event.seat}: {event.reason})"]
+            mine = hide_draws_from is None or event.seat == hide_draws_from
+            why = explain_refusal(event.reason, event.detail) if mine else explain(event.reason)
+            return [f"  (refused {event.command} from seat {event.seat}: {why})"]
     return []
 
 

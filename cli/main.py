@@ -2,8 +2,19 @@
 import argparse
 import sys
 
-from cli import (asyncapi_cmd, credentials_cmd, games_cmd, openapi_cmd, play_cmd, replay_cmd, run_cmd, scenario_cmd,
-                 serve_cmd, simulate_cmd, views_cmd)
+from cli import (
+    asyncapi_cmd,
+    credentials_cmd,
+    games_cmd,
+    openapi_cmd,
+    play_cmd,
+    replay_cmd,
+    run_cmd,
+    scenario_cmd,
+    serve_cmd,
+    simulate_cmd,
+    views_cmd,
+)
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
                credentials_cmd, asyncapi_cmd, openapi_cmd]

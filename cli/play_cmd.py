@@ -12,6 +12,7 @@ from cli.options import add_bus
 from cli.simulate_cmd import seat_bots
 from contracts.commands import StartGame
 from contracts.events import Discarded, HandDealt, Rejected
+from contracts.reasons import explain_refusal
 from domain import GameState, evolve
 from domain.cards import RANK_VALUE, SUITS, rank, suit
 from domain.hands import describe
@@ -99,7 +100,7 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
                 continue
             [first, *_] = await follower.outcome(await client.send(game, command))
             if isinstance(first, Rejected):
-                say(f"  refused: {first.reason}: {first.detail}")
+                say(f"  refused: {explain_refusal(first.reason, first.detail)}")
         return follower.state
     finally:
         for task in tasks:

@@ -22,9 +22,9 @@ def main(args) -> int:
         with open(args.file, "rb") as f:
             scenario = load(f.read())
     except OSError as error:
-        raise SystemExit(_fail(f"cannot read {args.file}: {error.strerror}"))
+        raise SystemExit(_fail(f"cannot read {args.file}: {error.strerror}")) from None
     except ScenarioError as error:
-        raise SystemExit(_fail(f"{args.file}: {error}"))
+        raise SystemExit(_fail(f"{args.file}: {error}")) from None
     if args.nats:
         from services.observability import configure_logging
         from services.scenario_over_nats import run_over_nats

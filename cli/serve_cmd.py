@@ -13,7 +13,6 @@ from services.gateway.limits import Limits
 from services.gateway.server import Running
 from services.observability import configure_logging, serve_metrics
 
-
 # Not a FastStream subscriber: the HTTP and WebSocket gateway runs beside them, and only when named.
 CHOICES = (*SERVICES, "gateway")
 

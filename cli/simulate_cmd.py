@@ -5,9 +5,9 @@ import time
 from collections import defaultdict
 
 from bots import NAMES
+from cli.progress import Progress
 from contracts.log import write_jsonl
 from engine.game import GameStalled, play_game
-from cli.progress import Progress
 
 
 def add(sub) -> None:
@@ -57,7 +57,7 @@ def main(args) -> int:
             continue
         for seat in table.state.winners:
             wins[seat] += 1 / len(table.state.winners)
-        points = [p + t for p, t in zip(points, table.state.totals)]
+        points = [p + t for p, t in zip(points, table.state.totals, strict=True)]
         if args.log:
             with open(os.path.join(args.log, f"{game_id}.jsonl"), "wb") as f:
                 f.write(write_jsonl(table.log))

@@ -27,7 +27,7 @@ class Command(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):
 
 # --- the game's own lifecycle -------------------------------------------------
 
-class StartGame(Command, tag="start_game"):
+class StartGame(Command, tag="start_game", frozen=True):
     """Opens a game. `decks` overrides R1's count; `dealer` is hand 1's dealer (R8).
 
     `first_hand` > 1 starts a game at a later contract (scenarios, practice);
@@ -41,7 +41,7 @@ class StartGame(Command, tag="start_game"):
     stacked: bool = False
 
 
-class Deal(Command, tag="deal"):
+class Deal(Command, tag="deal", frozen=True):
     """The dealer's deal of one hand (R8): cards already dealt out from a shuffle.
 
     `commitment` is the SHA-256 of the hand's secret seed, revealed after the hand.
@@ -53,7 +53,7 @@ class Deal(Command, tag="deal"):
     commitment: str = ""
 
 
-class Reshuffle(Command, tag="reshuffle"):
+class Reshuffle(Command, tag="reshuffle", frozen=True):
     """R16: the dealer's order for the discard pile below its top card.
 
     `order[i]` is the pile index (bottom first) of the card that becomes the
@@ -63,7 +63,7 @@ class Reshuffle(Command, tag="reshuffle"):
     order: list[int]
 
 
-class RevealSeed(Command, tag="reveal_seed"):
+class RevealSeed(Command, tag="reveal_seed", frozen=True):
     """The dealer reveals a finished hand's seed, so anyone can check its deal."""
     hand: int
     seed: str
@@ -71,28 +71,28 @@ class RevealSeed(Command, tag="reveal_seed"):
 
 # --- a seat's moves (docs/scenarios.md) --------------------------------------------
 
-class DrawStock(Command, tag="draw_stock"):
+class DrawStock(Command, tag="draw_stock", frozen=True):
     """R9, R10: draw the top card of the stock."""
     seat: int
 
 
-class TakeDiscard(Command, tag="take_discard"):
+class TakeDiscard(Command, tag="take_discard", frozen=True):
     """R10: take the top discard as this turn's draw."""
     seat: int
 
 
-class ClaimDiscard(Command, tag="claim_discard"):
+class ClaimDiscard(Command, tag="claim_discard", frozen=True):
     """R11a: an out-of-turn claim on the top discard."""
     seat: int
 
 
-class GoDown(Command, tag="go_down"):
+class GoDown(Command, tag="go_down", frozen=True):
     """R12: lay the hand's contract; runs are given ascending."""
     seat: int
     melds: list[list[str]]
 
 
-class LayOff(Command, tag="lay_off"):
+class LayOff(Command, tag="lay_off", frozen=True):
     """R13: add one card to a meld on the table; `target` is [owner_seat, meld_index]."""
     seat: int
     target: tuple[int, int]
@@ -100,14 +100,14 @@ class LayOff(Command, tag="lay_off"):
     end: End | None = None
 
 
-class SwapJoker(Command, tag="swap_joker"):
+class SwapJoker(Command, tag="swap_joker", frozen=True):
     """R14: replace a joker in a run with the natural card it stands for."""
     seat: int
     target: tuple[int, int]
     card: str
 
 
-class Discard(Command, tag="discard"):
+class Discard(Command, tag="discard", frozen=True):
     """R9, R15: discard one card, ending the turn."""
     seat: int
     card: str

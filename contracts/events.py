@@ -8,6 +8,7 @@ from typing import Literal
 import msgspec
 
 from contracts.commands import End
+from contracts.reasons import Reason
 
 MeldKind = Literal["set", "run"]
 
@@ -23,7 +24,7 @@ class Meld(msgspec.Struct, frozen=True):
     cards: list[str]
 
 
-class GameStarted(Event, tag="game_started"):
+class GameStarted(Event, tag="game_started", frozen=True):
     game_id: str
     players: int
     decks: int
@@ -32,7 +33,7 @@ class GameStarted(Event, tag="game_started"):
     stacked: bool = False
 
 
-class HandDealt(Event, tag="hand_dealt"):
+class HandDealt(Event, tag="hand_dealt", frozen=True):
     """R7, R8: a hand's cards. Secret: only projections that redact it leave the table."""
     hand: int
     dealer: int
@@ -42,56 +43,56 @@ class HandDealt(Event, tag="hand_dealt"):
     commitment: str = ""
 
 
-class StockReshuffled(Event, tag="stock_reshuffled"):
+class StockReshuffled(Event, tag="stock_reshuffled", frozen=True):
     """R16: the pile below its top card became the stock, in `order` (see Reshuffle)."""
     hand: int
     order: list[int]
 
 
-class SeedRevealed(Event, tag="seed_revealed"):
+class SeedRevealed(Event, tag="seed_revealed", frozen=True):
     hand: int
     seed: str
 
 
-class StockDrawn(Event, tag="stock_drawn"):
+class StockDrawn(Event, tag="stock_drawn", frozen=True):
     seat: int
     card: str
 
 
-class StockExhausted(Event, tag="stock_exhausted"):
+class StockExhausted(Event, tag="stock_exhausted", frozen=True):
     """R16: a draw found no card even after reshuffling; the hand ends with no winner."""
     seat: int
 
 
-class DiscardTaken(Event, tag="discard_taken"):
+class DiscardTaken(Event, tag="discard_taken", frozen=True):
     seat: int
     card: str
 
 
-class DiscardClaimed(Event, tag="discard_claimed"):
+class DiscardClaimed(Event, tag="discard_claimed", frozen=True):
     """R11a: a claim entered the queue; its outcome comes when the window closes."""
     seat: int
     card: str
 
 
-class ClaimWon(Event, tag="claim_won"):
+class ClaimWon(Event, tag="claim_won", frozen=True):
     seat: int
     card: str
 
 
-class ClaimFailed(Event, tag="claim_failed"):
+class ClaimFailed(Event, tag="claim_failed", frozen=True):
     """R11a: an outcome, not a rejection."""
     seat: int
     card: str
     why: Literal["turn_player_took", "nearer_claimant"]
 
 
-class WentDown(Event, tag="went_down"):
+class WentDown(Event, tag="went_down", frozen=True):
     seat: int
     melds: list[Meld]
 
 
-class LaidOff(Event, tag="laid_off"):
+class LaidOff(Event, tag="laid_off", frozen=True):
     seat: int
     owner: int
     index: int
@@ -99,7 +100,7 @@ class LaidOff(Event, tag="laid_off"):
     end: End | None = None
 
 
-class JokerSwapped(Event, tag="joker_swapped"):
+class JokerSwapped(Event, tag="joker_swapped", frozen=True):
     """R14: `card` replaced the joker at `position` of the run; the joker went to `seat`."""
     seat: int
     owner: int
@@ -108,12 +109,12 @@ class JokerSwapped(Event, tag="joker_swapped"):
     position: int
 
 
-class Discarded(Event, tag="discarded"):
+class Discarded(Event, tag="discarded", frozen=True):
     seat: int
     card: str
 
 
-class HandEnded(Event, tag="hand_ended"):
+class HandEnded(Event, tag="hand_ended", frozen=True):
     """R15, R16: `winner` is None when the stock ran dry. `totals` run over the game."""
     hand: int
     winner: int | None
@@ -122,17 +123,17 @@ class HandEnded(Event, tag="hand_ended"):
     totals: list[int]
 
 
-class GameEnded(Event, tag="game_ended"):
+class GameEnded(Event, tag="game_ended", frozen=True):
     """R17: the lowest total wins; a tie is shared."""
     totals: list[int]
     winners: list[int]
 
 
-class Rejected(Event, tag="rejected"):
+class Rejected(Event, tag="rejected", frozen=True):
     """R18: a command that changed nothing, with its reason and a sentence for people."""
     seat: int | None
     command: str
-    reason: str
+    reason: Reason
     detail: str = ""
 
 

@@ -26,7 +26,7 @@ class PublicMeld(msgspec.Struct, frozen=True):
     cards: list[str]
 
 
-class PublicGameStarted(Public, tag="game_started"):
+class PublicGameStarted(Public, tag="game_started", frozen=True):
     game_id: str
     players: int
     decks: int
@@ -34,7 +34,7 @@ class PublicGameStarted(Public, tag="game_started"):
     first_hand: int = 1
 
 
-class PublicHandDealt(Public, tag="hand_dealt"):
+class PublicHandDealt(Public, tag="hand_dealt", frozen=True):
     """R8: how many cards each seat holds and the stock holds, never which; a pile dealt face up."""
     hand: int
     dealer: int
@@ -44,53 +44,53 @@ class PublicHandDealt(Public, tag="hand_dealt"):
     commitment: str = ""
 
 
-class PublicStockReshuffled(Public, tag="stock_reshuffled"):
+class PublicStockReshuffled(Public, tag="stock_reshuffled", frozen=True):
     """R16: the new stock's size; its order would tell which card each next draw is."""
     hand: int
     stock: int
 
 
-class PublicSeedRevealed(Public, tag="seed_revealed"):
+class PublicSeedRevealed(Public, tag="seed_revealed", frozen=True):
     hand: int
     seed: str
 
 
-class PublicStockDrawn(Public, tag="stock_drawn"):
+class PublicStockDrawn(Public, tag="stock_drawn", frozen=True):
     """A seat drew from the stock; the card stays in its hand, unnamed."""
     seat: int
 
 
-class PublicStockExhausted(Public, tag="stock_exhausted"):
+class PublicStockExhausted(Public, tag="stock_exhausted", frozen=True):
     seat: int
 
 
-class PublicDiscardTaken(Public, tag="discard_taken"):
-    seat: int
-    card: str
-
-
-class PublicDiscardClaimed(Public, tag="discard_claimed"):
+class PublicDiscardTaken(Public, tag="discard_taken", frozen=True):
     seat: int
     card: str
 
 
-class PublicClaimWon(Public, tag="claim_won"):
+class PublicDiscardClaimed(Public, tag="discard_claimed", frozen=True):
     seat: int
     card: str
 
 
-class PublicClaimFailed(Public, tag="claim_failed"):
+class PublicClaimWon(Public, tag="claim_won", frozen=True):
+    seat: int
+    card: str
+
+
+class PublicClaimFailed(Public, tag="claim_failed", frozen=True):
     seat: int
     card: str
     why: Literal["turn_player_took", "nearer_claimant"]
 
 
-class PublicWentDown(Public, tag="went_down"):
+class PublicWentDown(Public, tag="went_down", frozen=True):
     seat: int
     melds: list[PublicMeld]
 
 
-class PublicLaidOff(Public, tag="laid_off"):
+class PublicLaidOff(Public, tag="laid_off", frozen=True):
     seat: int
     owner: int
     index: int
@@ -98,7 +98,7 @@ class PublicLaidOff(Public, tag="laid_off"):
     end: End | None = None
 
 
-class PublicJokerSwapped(Public, tag="joker_swapped"):
+class PublicJokerSwapped(Public, tag="joker_swapped", frozen=True):
     seat: int
     owner: int
     index: int
@@ -106,12 +106,12 @@ class PublicJokerSwapped(Public, tag="joker_swapped"):
     position: int
 
 
-class PublicDiscarded(Public, tag="discarded"):
+class PublicDiscarded(Public, tag="discarded", frozen=True):
     seat: int
     card: str
 
 
-class PublicHandEnded(Public, tag="hand_ended"):
+class PublicHandEnded(Public, tag="hand_ended", frozen=True):
     hand: int
     winner: int | None
     scores: list[int]
@@ -119,7 +119,7 @@ class PublicHandEnded(Public, tag="hand_ended"):
     totals: list[int]
 
 
-class PublicGameEnded(Public, tag="game_ended"):
+class PublicGameEnded(Public, tag="game_ended", frozen=True):
     totals: list[int]
     winners: list[int]
 

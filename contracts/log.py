@@ -18,8 +18,8 @@ class Entry(msgspec.Struct, frozen=True):
     event: AnyEvent
 
 
-_command_decoder = msgspec.json.Decoder(AnyCommand)
-_event_decoder = msgspec.json.Decoder(AnyEvent)
+_command_decoder: msgspec.json.Decoder[AnyCommand] = msgspec.json.Decoder(AnyCommand)
+_event_decoder: msgspec.json.Decoder[AnyEvent] = msgspec.json.Decoder(AnyEvent)
 _entry_decoder = msgspec.json.Decoder(Entry)
 _encoder = msgspec.json.Encoder()
 
@@ -37,7 +37,8 @@ def decode_event(data: bytes | str) -> AnyEvent:
     try:
         return _event_decoder.decode(data)
     except msgspec.ValidationError:
-        return msgspec.convert(upcast(msgspec.json.decode(data)), AnyEvent)
+        event: AnyEvent = msgspec.convert(upcast(msgspec.json.decode(data)), AnyEvent)
+        return event
 
 
 def decode_entry(data: bytes | str) -> Entry:
@@ -80,7 +81,7 @@ def decode_batch(data: bytes) -> Batch:
 
 def entries_of(batches: list[Batch]) -> list[Entry]:
     """The log as JSON-lines entries: one per event, numbered from 1."""
-    entries = []
+    entries: list[Entry] = []
     for batch in batches:
         for event in batch.events:
             entries.append(Entry(seq=len(entries) + 1, cause=batch.cause, event=event))

@@ -4,13 +4,15 @@ Register one function per (type, version) that returns the next version's dict.
 Version 1 is the first published version, so nothing is registered yet.
 """
 from collections.abc import Callable
+from typing import Any
 
-Upcaster = Callable[[dict], dict]
+RawEvent = dict[str, Any]   # an event as its JSON object, before it is a Struct
+Upcaster = Callable[[RawEvent], RawEvent]
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
 
-def upcast(raw: dict) -> dict:
+def upcast(raw: RawEvent) -> RawEvent:
     """Apply registered upcasters until the event reaches today's version."""
-    while (step := UPCASTERS.get((raw.get("type"), raw.get("v", 1)))) is not None:
+    while (step := UPCASTERS.get((raw.get("type", ""), raw.get("v", 1)))) is not None:
         raw = step(raw)
     return raw

@@ -1,4 +1,5 @@
 """Cards: notation (R2), values (R3) and decks (R1)."""
+from collections.abc import Iterable
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("C", "D", "H", "S")
@@ -47,7 +48,7 @@ def points(card: str) -> int:
     return 10 if card[:-1] in ("10", "J", "Q", "K") else 5
 
 
-def hand_points(cards) -> int:
+def hand_points(cards: Iterable[str]) -> int:
     return sum(points(card) for card in cards)
 
 

@@ -1,6 +1,6 @@
 """Starting a game and dealing its hands: R1 decks, R7 sizes, R8 the deal, R16 reshuffles."""
 from contracts.commands import Deal, Reshuffle, RevealSeed, StartGame
-from contracts.events import GameStarted, HandDealt, SeedRevealed, StockReshuffled
+from contracts.events import AnyEvent, GameStarted, HandDealt, SeedRevealed, StockReshuffled
 from domain import fairness
 from domain.cards import DECK_SIZE, decks_for
 from domain.drawing import reshuffle_due
@@ -28,7 +28,7 @@ def deal_out(deck: list[str], players: int, dealer: int, per_seat: int) -> tuple
 MAX_PLAYERS = 64
 
 
-def start_game(state: GameState, command: StartGame) -> list:
+def start_game(state: GameState, command: StartGame) -> list[AnyEvent]:
     if state.started:
         raise Refused("bad_command", f"game {state.game_id} has already started")
     if not 2 <= command.players <= MAX_PLAYERS:
@@ -51,7 +51,7 @@ def _between_hands(state: GameState) -> None:
         raise Refused("game_over", "the game is over")
 
 
-def deal(state: GameState, command: Deal) -> list:
+def deal(state: GameState, command: Deal) -> list[AnyEvent]:
     _between_hands(state)
     if not state.hand_over or command.hand != state.hand + 1 or command.hand > HANDS_PER_GAME:
         raise Refused("bad_command", f"hand {command.hand} cannot be dealt now (hand {state.hand} is the last dealt)")
@@ -65,7 +65,7 @@ def deal(state: GameState, command: Deal) -> list:
                       discard=discard, commitment=command.commitment)]
 
 
-def reshuffle(state: GameState, command: Reshuffle) -> list:
+def reshuffle(state: GameState, command: Reshuffle) -> list[AnyEvent]:
     """R16: only for the hand in play, only on an empty stock, only a true permutation."""
     _between_hands(state)
     below = len(state.discard) - 1
@@ -76,7 +76,7 @@ def reshuffle(state: GameState, command: Reshuffle) -> list:
     return [StockReshuffled(hand=command.hand, order=command.order)]
 
 
-def reveal_seed(state: GameState, command: RevealSeed) -> list:
+def reveal_seed(state: GameState, command: RevealSeed) -> list[AnyEvent]:
     hand = command.hand
     if not 1 <= hand <= state.hand or (hand == state.hand and not state.hand_over):
         raise Refused("bad_command", f"hand {hand}'s seed can be revealed only once it has ended")

@@ -1,6 +1,10 @@
 """decide(state, command) -> events: the Decider's entry point (R18 for every refusal)."""
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from contracts import commands as cmd
-from contracts.events import Rejected
+from contracts.events import AnyEvent, Rejected
+from contracts.reasons import Reason
 from domain.claims import claim
 from domain.dealing import deal, reshuffle, reveal_seed, start_game
 from domain.drawing import draw_stock, take_discard
@@ -11,16 +15,27 @@ from domain.laying_off import lay_off
 from domain.refusal import Refused
 from domain.state import GameState
 
-_DECIDE = {
-    cmd.StartGame: start_game, cmd.Deal: deal, cmd.Reshuffle: reshuffle, cmd.RevealSeed: reveal_seed,
-    cmd.DrawStock: draw_stock, cmd.TakeDiscard: take_discard, cmd.ClaimDiscard: claim,
-    cmd.GoDown: go_down, cmd.LayOff: lay_off, cmd.SwapJoker: swap_joker, cmd.Discard: discard,
-}
+C = TypeVar("C", bound=cmd.Command)
+Decider = Callable[[GameState, Any], list[AnyEvent]]   # takes the command type it is listed under
 
 
-def decide(state: GameState, command: cmd.Command) -> list:
+def _for(kind: type[C], decider: Callable[[GameState, C], list[AnyEvent]]) -> tuple[type[cmd.Command], Decider]:
+    """One entry of DECIDERS; the type checker sees that `decider` takes a `kind`."""
+    return kind, decider
+
+
+# One decider per command type of cmd.AnyCommand (tests/unit/test_completeness.py checks none is missing).
+DECIDERS: dict[type[cmd.Command], Decider] = dict([
+    _for(cmd.StartGame, start_game), _for(cmd.Deal, deal), _for(cmd.Reshuffle, reshuffle),
+    _for(cmd.RevealSeed, reveal_seed), _for(cmd.DrawStock, draw_stock), _for(cmd.TakeDiscard, take_discard),
+    _for(cmd.ClaimDiscard, claim), _for(cmd.GoDown, go_down), _for(cmd.LayOff, lay_off),
+    _for(cmd.SwapJoker, swap_joker), _for(cmd.Discard, discard),
+])
+
+
+def decide(state: GameState, command: cmd.Command) -> list[AnyEvent]:
     """Events that happen, or a single Rejected(reason) (R18). Never raises."""
-    decide_ = _DECIDE.get(type(command))
+    decide_ = DECIDERS.get(type(command))
     try:
         if decide_ is None:
             raise Refused("bad_command", f"unknown command {type(command).__name__}")
@@ -29,7 +44,7 @@ def decide(state: GameState, command: cmd.Command) -> list:
         return [rejection(command, refusal.reason, refusal.detail)]
 
 
-def rejection(command: object, reason: str, detail: str = "") -> Rejected:
+def rejection(command: object, reason: Reason, detail: str = "") -> Rejected:
     config = getattr(type(command), "__struct_config__", None)
     name = config.tag if config is not None and isinstance(config.tag, str) else type(command).__name__
     return Rejected(seat=getattr(command, "seat", None), command=name, reason=reason, detail=detail)

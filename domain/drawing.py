@@ -1,6 +1,6 @@
 """R9 and R10: the turn's draw, from the stock or the discard pile; R16 a dry stock."""
 from contracts.commands import DrawStock, TakeDiscard
-from contracts.events import DiscardTaken, StockDrawn, StockExhausted
+from contracts.events import AnyEvent, DiscardTaken, StockDrawn, StockExhausted
 from domain.claims import outcomes_on_stock_draw, outcomes_on_take
 from domain.evolve import fold
 from domain.gates import own_turn, seat_in_play
@@ -9,29 +9,29 @@ from domain.refusal import Refused
 from domain.state import GameState
 
 
-def draw_stock(state: GameState, command: DrawStock) -> list:
+def draw_stock(state: GameState, command: DrawStock) -> list[AnyEvent]:
     seat = command.seat
     _may_draw(state, seat)
     if reshuffle_due(state):
         raise Refused("stock_empty", "the stock is empty: the dealer reshuffles the pile first (R16)")
     drawn = StockDrawn(seat=seat, card=state.stock[0]) if state.stock else StockExhausted(seat=seat)
-    events = [drawn, *outcomes_on_stock_draw(state)]
+    events: list[AnyEvent] = [drawn, *outcomes_on_stock_draw(state)]
     if isinstance(drawn, StockExhausted):
         events += end_of_hand(fold(state, events), winner=None)
     return events
 
 
-def take_discard(state: GameState, command: TakeDiscard) -> list:
-    seat = command.seat
+def take_discard(state: GameState, command: TakeDiscard) -> list[AnyEvent]:
+    seat, top = command.seat, state.top
     seat_in_play(state, seat)
     own_turn(state, seat)
     if state.discard and state.top_discarder == seat:
-        raise Refused("cannot_take_own_discard", f"{state.top} is seat {seat}'s own discard (R10)")
-    if not state.discard:
+        raise Refused("cannot_take_own_discard", f"{top} is seat {seat}'s own discard (R10)")
+    if top is None:
         raise Refused("no_discard", "the discard pile is empty")
     if state.drawn:
         raise Refused("already_drew", "this turn's card is already drawn (R10)")
-    return [DiscardTaken(seat=seat, card=state.top), *outcomes_on_take(state)]
+    return [DiscardTaken(seat=seat, card=top), *outcomes_on_take(state)]
 
 
 # R16a (decided): a hand that has rebuilt its stock this often is going nowhere (every

@@ -5,6 +5,7 @@ so anyone with the revealed seed can re-derive it in any language. Pure: the see
 itself comes from outside (a CSPRNG in the dealer service).
 """
 import hashlib
+from collections.abc import Callable
 
 
 def commitment(seed_hex: str) -> str:
@@ -22,7 +23,7 @@ def permutation(seed_hex: str, label: str, n: int) -> list[int]:
     return order
 
 
-def _uniform(key: bytes):
+def _uniform(key: bytes) -> Callable[[int], int]:
     """randbelow(bound) by rejection sampling over 64-bit SHA-256 counter blocks."""
     counter = 0
 

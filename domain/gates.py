@@ -1,4 +1,6 @@
 """The checks every seat command shares, in R18's order."""
+from collections.abc import Iterable
+
 from domain.cards import canonical
 from domain.refusal import Refused
 from domain.state import GameState
@@ -37,5 +39,5 @@ def holds(state: GameState, seat: int, card_: str) -> None:
         raise Refused("card_not_in_hand", not_held(state, seat, [card_]))
 
 
-def not_held(state: GameState, seat: int, cards) -> str:
+def not_held(state: GameState, seat: int, cards: Iterable[str]) -> str:
     return f"card not in hand: {' '.join(cards)} (seat {seat} holds {' '.join(state.hands[seat])})"

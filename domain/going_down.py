@@ -2,7 +2,7 @@
 from itertools import combinations
 
 from contracts.commands import GoDown
-from contracts.events import Meld, WentDown
+from contracts.events import AnyEvent, Meld, MeldKind, WentDown
 from domain.gates import card, has_drawn, not_held, own_turn, seat_in_play
 from domain.hands import CONTRACTS, describe
 from domain.melds import kinds, run_low, run_suit
@@ -10,7 +10,7 @@ from domain.refusal import Refused
 from domain.state import GameState, without
 
 
-def go_down(state: GameState, command: GoDown) -> list:
+def go_down(state: GameState, command: GoDown) -> list[AnyEvent]:
     melds = [[card(c) for c in meld] for meld in command.melds]
     seat = command.seat
     seat_in_play(state, seat)
@@ -31,7 +31,7 @@ def go_down(state: GameState, command: GoDown) -> list:
 def read_contract(hand: int, melds: list[list[str]]) -> list[Meld]:
     """R12: the melds read as exactly the hand's contract, or a refusal saying why."""
     readings = [kinds(meld) for meld in melds]
-    for meld, read in zip(melds, readings):
+    for meld, read in zip(melds, readings, strict=True):
         if not read:
             raise Refused("invalid_meld", f"not a set or a run: {' '.join(meld) or '(empty)'} (R4, R5)")
     contract = CONTRACTS[hand]
@@ -45,10 +45,11 @@ def read_contract(hand: int, melds: list[list[str]]) -> list[Meld]:
         raise Refused("contract_not_met", f"{wanted} (R12)")
     # R6: where either reading would do, the earlier melds count as sets.
     for as_sets in combinations(either, open_sets):
-        kind_of = ["set" if i in as_sets or read == ("set",) else "run" for i, read in enumerate(readings)]
-        runs = [meld for meld, kind in zip(melds, kind_of) if kind == "run"]
+        kind_of: list[MeldKind] = ["set" if i in as_sets or read == ("set",) else "run"
+                                   for i, read in enumerate(readings)]
+        runs = [meld for meld, kind in zip(melds, kind_of, strict=True) if kind == "run"]
         if not any(runs_connect(a, b) for a, b in combinations(runs, 2)):
-            return [Meld(kind=kind, cards=meld) for meld, kind in zip(melds, kind_of)]
+            return [Meld(kind=kind, cards=meld) for meld, kind in zip(melds, kind_of, strict=True)]
     raise Refused("contract_not_met", f"{wanted}: two runs of one suit connect into one (R12a)")
 
 
@@ -57,6 +58,8 @@ def runs_connect(a: list[str], b: list[str]) -> bool:
     if run_suit(a) != run_suit(b):
         return False
     low_a, low_b = run_low(a), run_low(b)
+    if low_a is None or low_b is None:  # not two runs: nothing to connect
+        return False
     high_a, high_b = low_a + len(a) - 1, low_b + len(b) - 1
     touch = high_a + 1 == low_b or high_b + 1 == low_a
     return touch and len(a) + len(b) < 9

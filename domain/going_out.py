@@ -1,6 +1,6 @@
 """R15 going out and scoring, R16's dry end, R17 the game's end."""
 from contracts.commands import Discard
-from contracts.events import Discarded, GameEnded, HandEnded
+from contracts.events import AnyEvent, Discarded, GameEnded, HandEnded
 from domain.cards import hand_points
 from domain.evolve import evolve
 from domain.gates import card, has_drawn, holds, own_turn, seat_in_play
@@ -8,25 +8,27 @@ from domain.hands import HANDS_PER_GAME
 from domain.state import GameState
 
 
-def discard(state: GameState, command: Discard) -> list:
+def discard(state: GameState, command: Discard) -> list[AnyEvent]:
     card_ = card(command.card)
     seat = command.seat
     seat_in_play(state, seat)
     own_turn(state, seat)
     has_drawn(state)
     holds(state, seat, card_)
-    events = [Discarded(seat=seat, card=card_)]
+    discarded = Discarded(seat=seat, card=card_)
+    events: list[AnyEvent] = [discarded]
     if len(state.hands[seat]) == 1:
-        events += end_of_hand(evolve(state, events[0]), winner=seat)
+        events += end_of_hand(evolve(state, discarded), winner=seat)
     return events
 
 
-def end_of_hand(state: GameState, winner: int | None) -> list:
+def end_of_hand(state: GameState, winner: int | None) -> list[HandEnded | GameEnded]:
     """R15: everyone but the winner scores the cards left in hand; R17 after hand 6."""
     scores = [0 if seat == winner else hand_points(cards) for seat, cards in enumerate(state.hands)]
-    totals = [total + score for total, score in zip(state.totals, scores)]
+    totals = [total + score for total, score in zip(state.totals, scores, strict=True)]
     stuck = [seat for seat, down in enumerate(state.down) if not down]
-    events = [HandEnded(hand=state.hand, winner=winner, scores=scores, stuck=stuck, totals=totals)]
+    ended = HandEnded(hand=state.hand, winner=winner, scores=scores, stuck=stuck, totals=totals)
+    events: list[HandEnded | GameEnded] = [ended]
     if state.hand >= HANDS_PER_GAME:
         events.append(GameEnded(totals=totals, winners=game_winners(totals)))
     return events

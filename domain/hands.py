@@ -10,7 +10,7 @@ class Contract(NamedTuple):
 
 HANDS_PER_GAME = 6
 
-CONTRACTS = {
+CONTRACTS: dict[int, Contract] = {
     1: Contract(dealt=10, sets=2, runs=0),
     2: Contract(dealt=10, sets=1, runs=1),
     3: Contract(dealt=10, sets=0, runs=2),

@@ -1,6 +1,6 @@
 """R13: laying off a card on a meld already on the table, at a named or obvious end."""
-from contracts.commands import LayOff
-from contracts.events import LaidOff
+from contracts.commands import End, LayOff
+from contracts.events import AnyEvent, LaidOff
 from domain.cards import JOKER, card_at, rank
 from domain.gates import card, has_drawn, holds, own_turn, seat_in_play
 from domain.melds import set_rank
@@ -8,7 +8,7 @@ from domain.refusal import Refused
 from domain.state import GameState, PlacedMeld, find_meld
 
 
-def lay_off(state: GameState, command: LayOff) -> list:
+def lay_off(state: GameState, command: LayOff) -> list[AnyEvent]:
     card_ = card(command.card)
     seat = command.seat
     seat_in_play(state, seat)
@@ -27,7 +27,7 @@ def lay_off(state: GameState, command: LayOff) -> list:
     return [LaidOff(seat=seat, owner=owner, index=index, card=card_, end=end)]
 
 
-def fitting_end(meld: PlacedMeld, card_: str, named: str | None) -> str | None:
+def fitting_end(meld: PlacedMeld, card_: str, named: End | None) -> End | None:
     """Where `card_` goes on `meld`: None on a set, "low" or "high" on a run."""
     shown = " ".join(meld.cards)
     if meld.kind == "set":
@@ -43,9 +43,9 @@ def fitting_end(meld: PlacedMeld, card_: str, named: str | None) -> str | None:
     return named or ends[0]
 
 
-def run_ends(meld: PlacedMeld, card_: str) -> list[str]:
+def run_ends(meld: PlacedMeld, card_: str) -> list[End]:
     """R13: a run takes the card just below its low end or just above its high end, never past an ace."""
-    ends = []
+    ends: list[End] = []
     if meld.low > 1 and card_ in (JOKER, card_at(meld.low - 1, meld.suit)):
         ends.append("low")
     if meld.high < 14 and card_ in (JOKER, card_at(meld.high + 1, meld.suit)):

@@ -1,12 +1,15 @@
 """Melds: sets (R4), runs (R5) and jokers in them (R6)."""
+from collections.abc import Iterable, Sequence
+
+from contracts.events import MeldKind
 from domain.cards import JOKER, RANK_VALUE, card_at, rank, suit
 
 
-def naturals(cards) -> list[str]:
+def naturals(cards: Iterable[str]) -> list[str]:
     return [card for card in cards if card != JOKER]
 
 
-def set_rank(cards) -> str | None:
+def set_rank(cards: Sequence[str]) -> str | None:
     """R4, R6: the rank of a valid set (3+ cards, one rank, jokers wild), else None."""
     if len(cards) < 3:
         return None
@@ -14,7 +17,7 @@ def set_rank(cards) -> str | None:
     return ranks.pop() if len(ranks) == 1 else None
 
 
-def run_low(cards) -> int | None:
+def run_low(cards: Sequence[str]) -> int | None:
     """R5, R6: the value (1..14) of a valid run's first position, else None.
 
     Cards are read ascending; a joker stands for the card of its position, and an
@@ -35,18 +38,18 @@ def run_low(cards) -> int | None:
     return None
 
 
-def _fits(cards, low: int, suit_: str) -> bool:
+def _fits(cards: Sequence[str], low: int, suit_: str) -> bool:
     return all(card == JOKER or card == card_at(low + i, suit_) for i, card in enumerate(cards))
 
 
-def run_suit(cards) -> str:
+def run_suit(cards: Iterable[str]) -> str:
     """The suit of a run: its first natural card's."""
     return suit(next(card for card in cards if card != JOKER))
 
 
-def kinds(cards) -> tuple[str, ...]:
+def kinds(cards: Sequence[str]) -> tuple[MeldKind, ...]:
     """R6: what a meld can be read as; one natural and 3+ jokers reads as both."""
-    found = []
+    found: list[MeldKind] = []
     if set_rank(cards) is not None:
         found.append("set")
     if run_low(cards) is not None:

@@ -1,9 +1,14 @@
 """The state of one game, as folded from its events. Immutable: evolve makes a new one."""
+from collections.abc import Iterable
 from functools import cached_property
+from typing import TypeVar
 
 import msgspec
 
+from contracts.events import MeldKind
 from domain.melds import run_suit, set_rank
+
+T = TypeVar("T")
 
 
 class PlacedMeld(msgspec.Struct, frozen=True, dict=True):
@@ -14,7 +19,7 @@ class PlacedMeld(msgspec.Struct, frozen=True, dict=True):
     """
     owner: int
     index: int
-    kind: str
+    kind: MeldKind
     cards: tuple[str, ...]
     low: int = 0
 
@@ -81,7 +86,7 @@ def find_meld(state: GameState, owner: int, index: int) -> PlacedMeld | None:
     return None
 
 
-def without(hand: tuple[str, ...], cards) -> tuple[str, ...] | None:
+def without(hand: tuple[str, ...], cards: Iterable[str]) -> tuple[str, ...] | None:
     """The hand less `cards` (as a multiset), or None if it does not hold them all."""
     rest = list(hand)
     for card in cards:
@@ -92,7 +97,15 @@ def without(hand: tuple[str, ...], cards) -> tuple[str, ...] | None:
     return tuple(rest)
 
 
-def replace_at(items: tuple, i: int, value) -> tuple:
+def played(hand: tuple[str, ...], cards: Iterable[str]) -> tuple[str, ...]:
+    """The hand less `cards`, which an event says it held: evolve's `without`, with no check."""
+    rest = list(hand)
+    for card in cards:
+        rest.remove(card)
+    return tuple(rest)
+
+
+def replace_at(items: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
     return items[:i] + (value,) + items[i + 1:]
 
 

@@ -3,11 +3,11 @@ from contracts import events as ev
 from contracts.log import Entry
 from domain import GameState, evolve
 from domain.fairness import commitment
-from engine.dealer import deal_from_seed, reshuffle_order
+from engine.dealer import Dealt, deal_from_seed, reshuffle_order
 
 
 class Audit:
-    def __init__(self):
+    def __init__(self) -> None:
         self.verified: list[int] = []     # hands whose seed, deal and reshuffles all check out
         self.unrevealed: list[int] = []
         self.problems: list[str] = []
@@ -32,7 +32,8 @@ def audit(entries: list[Entry]) -> Audit:
     return result
 
 
-def _check_hand(result: Audit, reveal: ev.SeedRevealed, dealt, reshuffles) -> None:
+def _check_hand(result: Audit, reveal: ev.SeedRevealed, dealt: tuple[GameState, ev.HandDealt] | None,
+                reshuffles: list[tuple[GameState, ev.StockReshuffled]]) -> None:
     hand = reveal.hand
     if dealt is None:
         result.problems.append(f"hand {hand}: a seed was revealed for a hand never dealt")
@@ -44,7 +45,7 @@ def _check_hand(result: Audit, reveal: ev.SeedRevealed, dealt, reshuffles) -> No
     if commitment(reveal.seed) != deal.commitment:
         result.problems.append(f"hand {hand}: the revealed seed does not match the commitment")
         return
-    if deal_from_seed(reveal.seed, before, hand) != {"hands": deal.hands, "stock": deal.stock}:
+    if deal_from_seed(reveal.seed, before, hand) != Dealt(hands=deal.hands, stock=deal.stock):
         result.problems.append(f"hand {hand}: the deal is not the one the seed gives")
         return
     for state, shuffle in reshuffles:

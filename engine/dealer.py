@@ -6,6 +6,7 @@ derived from it (domain.fairness), so revealing the seed lets anyone check them.
 import hashlib
 import secrets
 from collections.abc import Callable
+from typing import NamedTuple
 
 from contracts.commands import Deal, Reshuffle, RevealSeed
 from domain.cards import full_decks
@@ -35,7 +36,8 @@ class Dealer:
     def deal(self, state: GameState) -> Deal:
         hand = state.hand + 1
         seed = self._seeds(hand)
-        return Deal(hand=hand, **deal_from_seed(seed, state, hand), commitment=commitment(seed))
+        dealt = deal_from_seed(seed, state, hand)
+        return Deal(hand=hand, hands=dealt.hands, stock=dealt.stock, commitment=commitment(seed))
 
     def reshuffle(self, state: GameState) -> Reshuffle:
         order = reshuffle_order(self._seeds(state.hand), state.reshuffles + 1, len(state.discard) - 1)
@@ -45,7 +47,13 @@ class Dealer:
         return RevealSeed(hand=hand, seed=self._seeds(hand))
 
 
-def deal_from_seed(seed: str, state: GameState, hand: int) -> dict:
+class Dealt(NamedTuple):
+    """A hand's cards as a seed deals them (R8): each seat's, then the stock, top first."""
+    hands: list[list[str]]
+    stock: list[str]
+
+
+def deal_from_seed(seed: str, state: GameState, hand: int) -> Dealt:
     """R1, R7, R8: the decks shuffled by the seed, dealt out from the dealer's left."""
     deck = full_decks(state.decks)
     per_seat = CONTRACTS[hand].dealt
@@ -53,7 +61,7 @@ def deal_from_seed(seed: str, state: GameState, hand: int) -> dict:
         raise ValueError(f"{state.decks} decks cannot deal {per_seat} cards to {state.players} players")
     shuffled = [deck[i] for i in permutation(seed, "deal", len(deck))]
     hands, stock = deal_out(shuffled, state.players, dealer_of(state.first_dealer, hand, state.players), per_seat)
-    return {"hands": hands, "stock": stock}
+    return Dealt(hands=hands, stock=stock)
 
 
 def reshuffle_order(seed: str, number: int, count: int) -> list[int]:

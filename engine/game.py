@@ -1,10 +1,10 @@
 """Whole games between bots, in process: the simulator's engine."""
 import random
 
-from contracts.commands import Command, StartGame
-from contracts.events import Discarded, HandEnded, Rejected
-from contracts.log import Entry
 from bots import Bot, make_bot
+from contracts.commands import Command, StartGame
+from contracts.events import AnyEvent, Discarded, HandEnded, Rejected
+from contracts.log import Entry
 from engine.dealer import Dealer, seeded
 from engine.table import Table
 
@@ -56,7 +56,7 @@ def _out_of_turn(table: Table, bots: list[Bot], rng: random.Random, discarder: i
             _send(table, command)
 
 
-def _send(table: Table, command: Command) -> list:
+def _send(table: Table, command: Command) -> list[AnyEvent]:
     events = table.handle(command)
     if len(events) == 1 and isinstance(events[0], Rejected):
         raise AssertionError(f"bot move refused: {command} -> {events[0].reason}: {events[0].detail}")

@@ -6,9 +6,19 @@ are bounded before anything is decoded.
 """
 import msgspec
 
-from contracts.commands import (DEALER, MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, ORIGINS, PLAY, Command, Deal, Reshuffle,
-                                RevealSeed, StartGame)
-from contracts.events import Rejected
+from contracts.commands import (
+    DEALER,
+    MAX_COMMAND_BYTES,
+    MAX_COMMAND_DEPTH,
+    ORIGINS,
+    PLAY,
+    Command,
+    Deal,
+    Reshuffle,
+    RevealSeed,
+    StartGame,
+)
+from contracts.events import AnyEvent, Rejected
 from contracts.log import decode_command
 from domain.decide import rejection
 
@@ -82,10 +92,11 @@ def unreadable(data: bytes, error: Exception) -> Rejected:
         raw = None
     fields = raw if isinstance(raw, dict) else {}
     seat = fields.get("seat") if type(fields.get("seat")) is int else None
-    kind = fields.get("type") if isinstance(fields.get("type"), str) else "unreadable"
-    return Rejected(seat=seat, command=kind[:40], reason="bad_command", detail=f"not a command: {error}"[:300])
+    kind = fields.get("type")
+    command = kind[:40] if isinstance(kind, str) else "unreadable"
+    return Rejected(seat=seat, command=command, reason="bad_command", detail=f"not a command: {error}"[:300])
 
 
-def stock_empty(events: list) -> bool:
+def stock_empty(events: list[AnyEvent]) -> bool:
     """The draw waits for the dealer's reshuffle (R16)."""
     return len(events) == 1 and isinstance(events[0], Rejected) and events[0].reason == "stock_empty"

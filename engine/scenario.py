@@ -1,7 +1,7 @@
 """The rules oracle: play one hand from a stacked deal (format: docs/scenarios.md)."""
 import msgspec
 
-from contracts.events import Event, GameStarted, HandDealt, Rejected
+from contracts.events import AnyEvent, GameStarted, HandDealt, Rejected
 from domain import GameState, fold
 from domain.cards import canonical, decks_for
 from domain.hands import HANDS_PER_GAME
@@ -45,7 +45,8 @@ def _check(s: Scenario) -> None:
         raise ScenarioError(f"dealer must be a seat 0..{s.players - 1}, not {s.dealer}")
     if not 0 <= s.seed < 2**256:
         raise ScenarioError(f"seed must be an integer from 0 to 2**256 - 1, not {s.seed}")
-    for where, cards in [(f"hands[{i}]", h) for i, h in enumerate(s.hands)] + [("stock", s.stock), ("discard", s.discard)]:
+    piles = [(f"hands[{i}]", h) for i, h in enumerate(s.hands)] + [("stock", s.stock), ("discard", s.discard)]
+    for where, cards in piles:
         bad = [c for c in cards if canonical(c) is None]
         if bad:
             raise ScenarioError(f"{where} holds {bad[0]!r}, which is not a card (R2)")
@@ -55,11 +56,16 @@ def given(s: Scenario) -> GameState:
     """The stacked deal as the events that would have led to it."""
     dealer = s.players - 1 if s.dealer is None else s.dealer
     first_dealer = (dealer - (s.hand - 1)) % s.players
-    deal = HandDealt(hand=s.hand, dealer=dealer, hands=[[canonical(c) for c in h] for h in s.hands],
-                     stock=[canonical(c) for c in s.stock], discard=[canonical(c) for c in s.discard])
+    deal = HandDealt(hand=s.hand, dealer=dealer, hands=[_cards(h) for h in s.hands], stock=_cards(s.stock),
+                     discard=_cards(s.discard))
     started = GameStarted(game_id="scenario", players=s.players, decks=decks_for(s.players),
                           dealer=first_dealer, first_hand=s.hand, stacked=True)
     return fold(GameState(), [started, deal])
+
+
+def _cards(texts: list[str]) -> list[str]:
+    """The cards in canonical form (R2); _check has made sure each text is a card."""
+    return [card for card in map(canonical, texts) if card is not None]
 
 
 def run(s: Scenario) -> dict:
@@ -67,12 +73,12 @@ def run(s: Scenario) -> dict:
     results = []
     for index, raw in enumerate(s.commands):
         command = read_command(bytes(raw))
-        events = [command] if isinstance(command, Rejected) else table.handle(command, cause=index)
+        events: list[AnyEvent] = [command] if isinstance(command, Rejected) else table.handle(command, cause=index)
         results.append(result(index, events))
     return {"results": results, "state": view(table.state)}
 
 
-def result(index: int, events: list[Event]) -> dict:
+def result(index: int, events: list[AnyEvent]) -> dict:
     if len(events) == 1 and isinstance(events[0], Rejected):
         return {"index": index, "accepted": False, "reason": events[0].reason, "detail": events[0].detail}
     return {"index": index, "accepted": True, "events": msgspec.to_builtins(events)}

@@ -12,7 +12,7 @@ def apply(standings: Standings | None, event: Event) -> tuple[Standings | None, 
     if standings is None:
         return None, None
     if isinstance(event, HandEnded):
-        totals = [t + s for t, s in zip(standings.totals, event.scores)]
+        totals = [t + s for t, s in zip(standings.totals, event.scores, strict=True)]
         scored = HandScored(game_id=standings.game_id, hand=event.hand, scores=event.scores, totals=totals,
                             winner=event.winner, stuck=event.stuck)
         return replace(standings, hands=standings.hands + [event.scores], totals=totals), scored

@@ -82,7 +82,8 @@ class DealerService:
         opening = await self._opening(game)
         seed = await self.seed(game, hand)
         dealt = deal_from_seed(seed, fold(GameState(), [opening]), hand)
-        await self._send(game, Deal(hand=hand, **dealt, commitment=commitment(seed)), f"deal:{game}:{hand}")
+        deal = Deal(hand=hand, hands=dealt.hands, stock=dealt.stock, commitment=commitment(seed))
+        await self._send(game, deal, f"deal:{game}:{hand}")
         DEALS.inc()
         log.info("dealt", game=game, hand=hand, commitment=commitment(seed))
 

@@ -16,6 +16,7 @@ from importlib.metadata import version
 import msgspec
 
 from contracts.commands import SeatCommand
+from contracts.reasons import Reason
 from contracts.views import PublicView, SeatView
 from services.gateway.keys import HEADER
 from services.gateway.limits import Limits
@@ -130,6 +131,8 @@ def schemas() -> dict:
     for obj, top in zip(NAMED, tops):
         if obj in UNIONS:
             components[UNIONS[obj]] = top   # a union: msgspec gives it inline
+    # A refused Outcome's reason is its Rejected event's: one of R18's words (contracts.reasons), never free text.
+    components["Outcome"]["properties"]["reason"]["anyOf"] = [msgspec.json.schema(Reason), {"type": "null"}]
     return dict(sorted(components.items()))
 
 

@@ -5,6 +5,7 @@ import random
 from bots.greedy import GreedyBot
 from cli.moves import spell
 from cli.play_cmd import session
+from contracts.reasons import explain
 from over_nats import new_game
 
 
@@ -14,7 +15,7 @@ async def typist(client, game: str, seat: int, lines: asyncio.Queue) -> None:
     await follower.wait_until(lambda f: f.state.started)
     me = GreedyBot(random.Random(9))
     lines.put_nowait("help")
-    lines.put_nowait("discard ZZ")  # a typo: refused with a reason, nothing else happens
+    lines.put_nowait("discard ZZ")  # a typo: refused with a sentence saying why, nothing else happens
     while not follower.state.game_over:
         state = follower.state
         if not state.hand_over and state.turn == seat:
@@ -34,4 +35,5 @@ async def test_a_person_typing_moves_plays_a_whole_game_against_bots(nats_server
     await typing
     assert final.game_over
     text = "\n".join(said)
-    assert "refused: bad_command" in text and "YOUR CARDS:" in text and "moves (cards like" in text
+    assert f"refused: {explain('bad_command')}: not a card: 'ZZ'" in text
+    assert "YOUR CARDS:" in text and "moves (cards like" in text

@@ -6,6 +6,8 @@ from contracts.commands import (
     ClaimDiscard, Deal, Discard, DrawStock, GoDown, LayOff, Reshuffle, StartGame, SwapJoker, TakeDiscard,
 )
 from contracts.events import Rejected
+from contracts.log import decode_event, encode
+from contracts.reasons import explain, explain_refusal
 from domain import GameState, decide
 from domain.refusal import REASONS
 from given import cards, dealt, discarded, drew, first_turns, given_state, play, refusal, went_down
@@ -116,6 +118,29 @@ def test_r18_every_reason_is_listed_in_precedence_order():
 
 def test_r18_every_reason_is_reached_by_some_command():
     assert set(REACHED) == set(REASONS)
+
+
+def test_r18_the_reasons_are_a_closed_list_that_a_log_keeps():
+    for reason in REASONS:
+        refused = Rejected(seat=0, command="discard", reason=reason, detail="why")
+        assert decode_event(encode(refused)) == refused
+    line = encode(Rejected(seat=0, command="discard", reason="bad_command")).replace(b"bad_command", b"bored")
+    with pytest.raises(msgspec.ValidationError, match="reason"):
+        decode_event(line)
+
+
+def test_r18_a_refusal_reads_as_its_sentence_then_its_detail():
+    assert explain("not_your_turn") == "not your turn"
+    assert explain_refusal("not_your_turn", "it is seat 2's turn, not seat 0's") == \
+        "not your turn: it is seat 2's turn, not seat 0's"
+    assert explain_refusal("no_discard") == "the discard pile is empty"
+
+
+def test_r18_a_detail_that_opens_with_the_sentence_is_told_once():
+    then = reached("card_not_in_hand")
+    [rejected] = then.last
+    assert explain_refusal(rejected.reason, rejected.detail) == rejected.detail
+    assert explain_refusal("game_over", "the game is over") == "the game is over"
 
 
 @pytest.mark.parametrize("reason", list(REACHED))
