@@ -20,11 +20,12 @@ run: install
 test: install
 	$(VENV)/bin/pytest -q
 
-# mypy: strict on domain/ and contracts/, its defaults on engine/ and bots/ (pyproject.toml, [tool.mypy]).
+# mypy: strict on domain/ and contracts/, its defaults on application/ and bots/ (pyproject.toml, [tool.mypy]).
 # ruff: the folders that are clean so far; services/ and tests/ are not yet.
-LINTED := domain contracts engine bots cli bench
+LINTED := domain contracts application bots client cli bench
 
 lint: install
+	mkdir -p .lint/zioncheck && for layer in contracts domain application bots; do ln -sfn ../../$$layer .lint/zioncheck/$$layer; done
 	$(VENV)/bin/mypy
 	$(VENV)/bin/ruff check $(LINTED)
 
@@ -32,4 +33,4 @@ bench: install
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache .lint

@@ -11,8 +11,8 @@ from functools import cache
 import msgspec
 
 from bench import Row, best_rates
-from contracts.log import Entry, write_jsonl
-from engine.game import play_game
+from zioncheck.application.simulation import play_game
+from zioncheck.contracts.log import Entry, write_jsonl
 
 GAMES, SEED = 8, "bench-log"
 _decode_rates: list[float] = []  # every measurement of the baseline in this run

@@ -26,11 +26,11 @@ from nats.js.api import DeliverPolicy
 from websockets.asyncio.client import connect
 
 from bench import Row
-from services.access import Access
-from services.app import prepare_topology
-from services.embedded import NatsServer, free_port
-from services.gateway.keys import HEADER
-from services.topology import log_subject
+from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.embedded import NatsServer, free_port
+from zioncheck.services.bus.topology import log_subject
+from zioncheck.services.gateway.keys import HEADER
+from zioncheck.services.wiring import prepare_topology
 
 LEVELS = (1, 100, 1000)
 SECONDS = 8.0          # batches appended in this window are measured, once every spectator is connected
@@ -141,7 +141,7 @@ def measure(levels=LEVELS) -> list[dict]:
         keys = Path(store) / "platform-keys"
         keys.write_text(f"bench:{key}\n")
         asyncio.run(prepare_topology(server.access))
-        cli = [sys.executable, "-m", "cli.main", "serve", *server.cli_args, "--log-level", "warning"]
+        cli = [sys.executable, "-m", "zioncheck.cli.main", "serve", *server.cli_args, "--log-level", "warning"]
         processes = [subprocess.Popen([*cli, "table", "dealer", "scoring", "projector"], stdout=subprocess.PIPE),
                      subprocess.Popen([*cli, "gateway", "--port", str(port), "--platform-keys", str(keys)],
                                       stdout=subprocess.PIPE)]

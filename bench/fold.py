@@ -1,6 +1,6 @@
 """Folding a recorded log: evolve over already-decoded entries, as a replay or a follower does."""
 from bench import Row, best_rates, corpus
-from domain import GameState, evolve
+from zioncheck.domain import GameState, evolve
 
 TARGET = 100_000  # events per second
 ROUNDS = 7

@@ -1,6 +1,6 @@
 """Whole games in process: 4 greedy seats, six hands each, as `zioncheck simulate` plays them."""
 from bench import Row, best_rates, corpus
-from engine.game import play_game
+from zioncheck.application.simulation import play_game
 
 TARGET = 20  # games per second
 GAMES, SEED = 30, "bench"

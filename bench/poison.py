@@ -19,17 +19,17 @@ import time
 from pathlib import Path
 
 from bench import Row
-from bots import make_bot
-from contracts.commands import StartGame
-from contracts.events import Rejected
-from services.access import connect
-from services.app import prepare_topology
-from services.bot_seats import play_seats
-from services.client import GameClient
-from services.embedded import NatsServer, free_port
-from services.game_log import read_batches
-from services.observability import configure_logging
-from services.topology import command_subject
+from zioncheck.bots import make_bot
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.events import Rejected
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.access import connect
+from zioncheck.services.bus.embedded import NatsServer, free_port
+from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.bus.topology import command_subject
+from zioncheck.services.observability import configure_logging
+from zioncheck.services.wiring import prepare_topology
 
 POISON, GAMES, PLAYERS = 10_000, 4, 4
 
@@ -105,7 +105,7 @@ def run() -> list[Row]:
         asyncio.run(prepare_topology(server.access))
         logs = [Path(folder) / f"{name}.log" for name in ("table", "others")]
         metrics = free_port()
-        services = [subprocess.Popen([sys.executable, "-m", "cli.main", "serve", *names, *server.cli_args,
+        services = [subprocess.Popen([sys.executable, "-m", "zioncheck.cli.main", "serve", *names, *server.cli_args,
                                       "--log-level", "info", *extra], stdout=subprocess.PIPE, stderr=open(log, "w"))
                     for names, log, extra in ((["table"], logs[0], ["--metrics-port", str(metrics)]),
                                               (["dealer", "scoring"], logs[1], []))]

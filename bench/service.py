@@ -21,14 +21,14 @@ from pathlib import Path
 from nats.js.api import StorageType, StreamConfig
 
 from bench import Row
-from bots import make_bot
-from contracts.commands import StartGame
-from services.access import Access, connect
-from services.app import prepare_topology
-from services.bot_seats import play_seats
-from services.client import GameClient
-from services.embedded import NatsServer
-from services.observability import configure_logging
+from zioncheck.bots import make_bot
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.access import Access, connect
+from zioncheck.services.bus.embedded import NatsServer
+from zioncheck.services.observability import configure_logging
+from zioncheck.services.wiring import prepare_topology
 
 GAMES, PLAYERS, SECONDS = 40, 4, 15.0
 TARGET_RATE, TARGET_P99_MS, TARGET_RATIO = 2000, 50, 0.15
@@ -124,7 +124,7 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
         asyncio.run(prepare_topology(server.access))
         # The services run in their own processes, as in production: the table alone in one.
         others = ["dealer", "scoring", *(["projector"] if projector else [])]
-        services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "cli.main", "serve", *names,
+        services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "zioncheck.cli.main", "serve", *names,
                                       "--nats-url", server.url, "--credentials", str(server.credentials),
                                       "--log-level", "warning"], stdout=subprocess.PIPE)
                     for names in (["table"], others)]

@@ -1,9 +1,9 @@
 """Bots that play Zioncheck: by name, for the simulator and the services."""
 import random
 
-from bots.base import Bot
-from bots.greedy import GreedyBot
-from bots.random_bot import RandomBot
+from zioncheck.bots.base import Bot
+from zioncheck.bots.greedy import GreedyBot
+from zioncheck.bots.random_bot import RandomBot
 
 NAMES = ("greedy", "random")
 

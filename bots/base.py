@@ -2,9 +2,9 @@
 from collections import Counter
 from typing import Protocol
 
-from contracts.commands import Command, SwapJoker
-from domain.cards import JOKER, NATURALS, RANK_VALUE, card_at, points, rank, suit
-from domain.state import GameState
+from zioncheck.contracts.commands import Command, SwapJoker
+from zioncheck.domain.cards import JOKER, NATURALS, RANK_VALUE, card_at, points, rank, suit
+from zioncheck.domain.state import GameState
 
 
 class Bot(Protocol):

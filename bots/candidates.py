@@ -8,7 +8,7 @@ per such shape and remembered.
 from collections import Counter
 from functools import lru_cache
 
-from domain.cards import JOKER, NATURALS, RANK_VALUE, SUITS, card_at, rank, suit
+from zioncheck.domain.cards import JOKER, NATURALS, RANK_VALUE, SUITS, card_at, rank, suit
 
 Candidate = tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]]
 

@@ -5,14 +5,14 @@ hand cannot hold.
 """
 from collections import Counter
 
-from bots.candidates import Candidate, candidate_runs, candidate_sets
-from contracts.commands import End
-from domain.cards import JOKER, rank, suit
-from domain.going_down import read_contract
-from domain.hands import CONTRACTS
-from domain.laying_off import run_ends
-from domain.refusal import Refused
-from domain.state import GameState, PlacedMeld
+from zioncheck.bots.candidates import Candidate, candidate_runs, candidate_sets
+from zioncheck.contracts.commands import End
+from zioncheck.domain.cards import JOKER, rank, suit
+from zioncheck.domain.going_down import read_contract
+from zioncheck.domain.hands import CONTRACTS
+from zioncheck.domain.laying_off import run_ends
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState, PlacedMeld
 
 
 def find_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None:

@@ -1,11 +1,11 @@
 """The greedy bot: goes down at once, lays off, claims and swaps what helps, sheds points."""
 import random
 
-from bots.base import can_take, dearest, joker_swaps, related, related_cards
-from bots.finder import find_contract, fitting_ends, lay_offs
-from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
-from domain.cards import JOKER
-from domain.state import GameState
+from zioncheck.bots.base import can_take, dearest, joker_swaps, related, related_cards
+from zioncheck.bots.finder import find_contract, fitting_ends, lay_offs
+from zioncheck.contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
+from zioncheck.domain.cards import JOKER
+from zioncheck.domain.state import GameState
 
 
 class GreedyBot:

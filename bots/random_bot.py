@@ -1,10 +1,10 @@
 """The random bot: a uniformly random legal move at each step, from its own seeded generator."""
 import random
 
-from bots.base import can_take, joker_swaps
-from bots.finder import find_contract, lay_offs
-from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
-from domain.state import GameState
+from zioncheck.bots.base import can_take, joker_swaps
+from zioncheck.bots.finder import find_contract, lay_offs
+from zioncheck.contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
+from zioncheck.domain.state import GameState
 
 
 class RandomBot:

@@ -1,6 +1,6 @@
 """`zioncheck asyncapi`: the AsyncAPI document of the NATS side, generated from contracts/."""
-from cli import documents
-from services.asyncapi import REGENERATE, render
+from zioncheck.cli import documents
+from zioncheck.cli.asyncapi import REGENERATE, render
 
 
 def add(sub) -> None:

@@ -2,8 +2,15 @@
 import sys
 from pathlib import Path
 
-from services.access import PERMISSIONS, ROLES, add_user, make_credentials, read_credentials, write_server_files
-from services.embedded import CREDENTIALS
+from zioncheck.services.bus.access import (
+    PERMISSIONS,
+    ROLES,
+    add_user,
+    make_credentials,
+    read_credentials,
+    write_server_files,
+)
+from zioncheck.services.bus.embedded import CREDENTIALS
 
 LOOPBACK_ROUTES = "127.0.0.1:6231,127.0.0.1:6232,127.0.0.1:6233"
 

@@ -1,9 +1,9 @@
 """`zioncheck games` and `zioncheck export`: what JetStream holds, and a game's log as JSON lines."""
 import sys
 
-from cli.options import add_bus
-from contracts.log import write_jsonl
-from services.log_reader import list_games, read_game_log
+from zioncheck.cli.log_reader import list_games, read_game_log
+from zioncheck.cli.options import add_bus
+from zioncheck.contracts.log import write_jsonl
 
 
 def add(sub) -> None:

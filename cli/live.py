@@ -1,8 +1,8 @@
 """Telling a game as it happens, one line per move, for a person at a terminal."""
-from contracts import events as ev
-from contracts.reasons import explain, explain_refusal
-from domain import GameState
-from domain.hands import describe
+from zioncheck.contracts import events as ev
+from zioncheck.contracts.reasons import explain, explain_refusal
+from zioncheck.domain import GameState
+from zioncheck.domain.hands import describe
 
 
 def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = None) -> list[str]:

@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from cli import (
+from zioncheck.cli import (
     asyncapi_cmd,
     credentials_cmd,
     games_cmd,

@@ -1,5 +1,14 @@
 """Short typed moves for a person at the terminal, to commands and back."""
-from contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
+from zioncheck.contracts.commands import (
+    ClaimDiscard,
+    Command,
+    Discard,
+    DrawStock,
+    GoDown,
+    LayOff,
+    SwapJoker,
+    TakeDiscard,
+)
 
 HELP = """moves (cards like 10C, AS, QH, JK; a meld is OWNER.INDEX as the table shows it):
   draw | d                       draw from the stock

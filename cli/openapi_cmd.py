@@ -1,6 +1,6 @@
 """`zioncheck openapi`: the OpenAPI document of the gateway's HTTP side, generated from contracts/."""
-from cli import documents
-from services.gateway.openapi import REGENERATE, render
+from zioncheck.cli import documents
+from zioncheck.services.gateway.openapi import REGENERATE, render
 
 
 def add(sub) -> None:

@@ -5,23 +5,23 @@ import sys
 import threading
 import uuid
 
-from bots import make_bot
-from cli.live import narrate, table_lines
-from cli.moves import HELP, NotAMove, parse
-from cli.options import add_bus
-from cli.simulate_cmd import seat_bots
-from contracts.commands import StartGame
-from contracts.events import Discarded, HandDealt, Rejected
-from contracts.reasons import explain_refusal
-from domain import GameState, evolve
-from domain.cards import RANK_VALUE, SUITS, rank, suit
-from domain.hands import describe
-from services.access import Access
-from services.app import SERVICES, Services
-from services.bot_seats import play_seats
-from services.client import Follower, GameClient
-from services.embedded import bus
-from services.observability import configure_logging
+from zioncheck.bots import make_bot
+from zioncheck.cli.live import narrate, table_lines
+from zioncheck.cli.moves import HELP, NotAMove, parse
+from zioncheck.cli.options import add_bus
+from zioncheck.cli.simulate_cmd import seat_bots
+from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.events import Discarded, HandDealt, Rejected
+from zioncheck.contracts.reasons import explain_refusal
+from zioncheck.domain import GameState, evolve
+from zioncheck.domain.cards import RANK_VALUE, SUITS, rank, suit
+from zioncheck.domain.hands import describe
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.embedded import bus
+from zioncheck.services.observability import configure_logging
+from zioncheck.services.wiring import SERVICES, Services
 
 
 def add(sub) -> None:

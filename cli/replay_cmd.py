@@ -3,10 +3,10 @@ import sys
 
 import msgspec
 
-from cli.options import add_bus
-from contracts.log import read_jsonl
-from engine.audit import audit
-from engine.replay import fold_log, state_hash, story
+from zioncheck.application.replay import fold_log, state_hash, story
+from zioncheck.cli.options import add_bus
+from zioncheck.contracts.log import read_jsonl
+from zioncheck.domain.audit import audit
 
 
 def add(sub) -> None:
@@ -43,5 +43,5 @@ def _load(args):
     if args.source.endswith(".jsonl"):
         with open(args.source, encoding="utf-8") as f:
             return read_jsonl(f.read())
-    from services.log_reader import read_game_log
+    from zioncheck.cli.log_reader import read_game_log
     return read_game_log(args.source, args.nats_url, args.credentials)

@@ -5,19 +5,19 @@ import random
 import sys
 import uuid
 
-from bots import make_bot
-from cli.live import narrate
-from cli.options import add_bus
-from cli.simulate_cmd import seat_bots
-from contracts.commands import StartGame
-from domain import GameState, evolve
-from engine.replay import state_hash
-from services.access import Access
-from services.app import SERVICES, Services
-from services.bot_seats import play_seats
-from services.client import Follower, GameClient
-from services.embedded import bus
-from services.observability import configure_logging, serve_metrics
+from zioncheck.application.replay import state_hash
+from zioncheck.bots import make_bot
+from zioncheck.cli.live import narrate
+from zioncheck.cli.options import add_bus
+from zioncheck.cli.simulate_cmd import seat_bots
+from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.domain import GameState, evolve
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.embedded import bus
+from zioncheck.services.observability import configure_logging, serve_metrics
+from zioncheck.services.wiring import SERVICES, Services
 
 
 def add(sub) -> None:

@@ -2,8 +2,8 @@
 import json
 import sys
 
-from cli.options import add_bus
-from engine.scenario import ScenarioError, load, run
+from zioncheck.application.scenario import ScenarioError, load, run
+from zioncheck.cli.options import add_bus
 
 
 def add(sub) -> None:
@@ -26,8 +26,8 @@ def main(args) -> int:
     except ScenarioError as error:
         raise SystemExit(_fail(f"{args.file}: {error}")) from None
     if args.nats:
-        from services.observability import configure_logging
-        from services.scenario_over_nats import run_over_nats
+        from zioncheck.cli.scenario_over_nats import run_over_nats
+        from zioncheck.services.observability import configure_logging
         configure_logging("warning")
         outcome = run_over_nats(scenario, args.nats_url, args.credentials)
     else:

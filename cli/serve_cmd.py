@@ -4,14 +4,14 @@ import signal
 import sys
 from pathlib import Path
 
-from cli.options import add_bus
-from services.access import Access
-from services.app import SERVICES, Services, TopologyMissing
-from services.embedded import bus
-from services.gateway.keys import HEADER
-from services.gateway.limits import Limits
-from services.gateway.server import Running
-from services.observability import configure_logging, serve_metrics
+from zioncheck.cli.options import add_bus
+from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.embedded import bus
+from zioncheck.services.gateway.keys import HEADER
+from zioncheck.services.gateway.limits import Limits
+from zioncheck.services.gateway.server import Running
+from zioncheck.services.observability import configure_logging, serve_metrics
+from zioncheck.services.wiring import SERVICES, Services, TopologyMissing
 
 # Not a FastStream subscriber: the HTTP and WebSocket gateway runs beside them, and only when named.
 CHOICES = (*SERVICES, "gateway")

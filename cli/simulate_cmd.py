@@ -4,10 +4,10 @@ import sys
 import time
 from collections import defaultdict
 
-from bots import NAMES
-from cli.progress import Progress
-from contracts.log import write_jsonl
-from engine.game import GameStalled, play_game
+from zioncheck.application.simulation import GameStalled, play_game
+from zioncheck.bots import NAMES
+from zioncheck.cli.progress import Progress
+from zioncheck.contracts.log import write_jsonl
 
 
 def add(sub) -> None:

@@ -3,8 +3,8 @@ import sys
 
 import msgspec
 
-from cli.options import add_bus
-from services.view_admin import read_view, rebuild_views
+from zioncheck.cli.options import add_bus
+from zioncheck.cli.view_admin import read_view, rebuild_views
 
 
 def add(sub) -> None:

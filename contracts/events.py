@@ -7,8 +7,8 @@ from typing import Literal
 
 import msgspec
 
-from contracts.commands import End
-from contracts.reasons import Reason
+from zioncheck.contracts.commands import End
+from zioncheck.contracts.reasons import Reason
 
 MeldKind = Literal["set", "run"]
 

@@ -11,8 +11,8 @@ from typing import Literal
 
 import msgspec
 
-from contracts.commands import End
-from contracts.events import MeldKind
+from zioncheck.contracts.commands import End
+from zioncheck.contracts.events import MeldKind
 
 
 class Public(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):

@@ -5,9 +5,9 @@ command-stream sequence of the command that caused it (`cause`).
 """
 import msgspec
 
-from contracts.commands import AnyCommand
-from contracts.events import AnyEvent
-from contracts.upcast import upcast
+from zioncheck.contracts.commands import AnyCommand
+from zioncheck.contracts.events import AnyEvent
+from zioncheck.contracts.upcast import upcast
 
 SCHEMA_VERSION = 1
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 import msgspec
 
-from contracts.events import MeldKind
+from zioncheck.contracts.events import MeldKind
 
 REFUSALS_KEPT = 8   # a seat view keeps that seat's latest refusals, this many
 

@@ -2,8 +2,8 @@
 
 No I/O, no clock, no randomness: deals and reshuffles arrive as data.
 """
-from domain.decide import decide
-from domain.evolve import evolve, fold
-from domain.state import GameState
+from zioncheck.domain.decide import decide
+from zioncheck.domain.evolve import evolve, fold
+from zioncheck.domain.state import GameState
 
 __all__ = ["GameState", "decide", "evolve", "fold"]

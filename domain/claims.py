@@ -1,11 +1,11 @@
 """R11a: out-of-turn claims on the top discard, and how their window closes."""
 from collections.abc import Iterable
 
-from contracts.commands import ClaimDiscard
-from contracts.events import AnyEvent, ClaimFailed, ClaimWon, DiscardClaimed
-from domain.gates import seat_in_play
-from domain.refusal import Refused
-from domain.state import GameState
+from zioncheck.contracts.commands import ClaimDiscard
+from zioncheck.contracts.events import AnyEvent, ClaimFailed, ClaimWon, DiscardClaimed
+from zioncheck.domain.gates import seat_in_play
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState
 
 
 def claim(state: GameState, command: ClaimDiscard) -> list[AnyEvent]:

@@ -1,13 +1,13 @@
 """Starting a game and dealing its hands: R1 decks, R7 sizes, R8 the deal, R16 reshuffles."""
-from contracts.commands import Deal, Reshuffle, RevealSeed, StartGame
-from contracts.events import AnyEvent, GameStarted, HandDealt, SeedRevealed, StockReshuffled
-from domain import fairness
-from domain.cards import DECK_SIZE, decks_for
-from domain.drawing import reshuffle_due
-from domain.gates import card
-from domain.hands import CONTRACTS, HANDS_PER_GAME
-from domain.refusal import Refused
-from domain.state import GameState, dealt_index
+from zioncheck.contracts.commands import Deal, Reshuffle, RevealSeed, StartGame
+from zioncheck.contracts.events import AnyEvent, GameStarted, HandDealt, SeedRevealed, StockReshuffled
+from zioncheck.domain import fairness
+from zioncheck.domain.cards import DECK_SIZE, decks_for
+from zioncheck.domain.drawing import reshuffle_due
+from zioncheck.domain.gates import card
+from zioncheck.domain.hands import CONTRACTS, HANDS_PER_GAME
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState, dealt_index
 
 
 def dealer_of(first_dealer: int, hand: int, players: int) -> int:

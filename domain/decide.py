@@ -2,18 +2,18 @@
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from contracts import commands as cmd
-from contracts.events import AnyEvent, Rejected
-from contracts.reasons import Reason
-from domain.claims import claim
-from domain.dealing import deal, reshuffle, reveal_seed, start_game
-from domain.drawing import draw_stock, take_discard
-from domain.going_down import go_down
-from domain.going_out import discard
-from domain.joker_swap import swap_joker
-from domain.laying_off import lay_off
-from domain.refusal import Refused
-from domain.state import GameState
+from zioncheck.contracts import commands as cmd
+from zioncheck.contracts.events import AnyEvent, Rejected
+from zioncheck.contracts.reasons import Reason
+from zioncheck.domain.claims import claim
+from zioncheck.domain.dealing import deal, reshuffle, reveal_seed, start_game
+from zioncheck.domain.drawing import draw_stock, take_discard
+from zioncheck.domain.going_down import go_down
+from zioncheck.domain.going_out import discard
+from zioncheck.domain.joker_swap import swap_joker
+from zioncheck.domain.laying_off import lay_off
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState
 
 C = TypeVar("C", bound=cmd.Command)
 Decider = Callable[[GameState, Any], list[AnyEvent]]   # takes the command type it is listed under

@@ -1,12 +1,12 @@
 """R9 and R10: the turn's draw, from the stock or the discard pile; R16 a dry stock."""
-from contracts.commands import DrawStock, TakeDiscard
-from contracts.events import AnyEvent, DiscardTaken, StockDrawn, StockExhausted
-from domain.claims import outcomes_on_stock_draw, outcomes_on_take
-from domain.evolve import fold
-from domain.gates import own_turn, seat_in_play
-from domain.going_out import end_of_hand
-from domain.refusal import Refused
-from domain.state import GameState
+from zioncheck.contracts.commands import DrawStock, TakeDiscard
+from zioncheck.contracts.events import AnyEvent, DiscardTaken, StockDrawn, StockExhausted
+from zioncheck.domain.claims import outcomes_on_stock_draw, outcomes_on_take
+from zioncheck.domain.evolve import fold
+from zioncheck.domain.gates import own_turn, seat_in_play
+from zioncheck.domain.going_out import end_of_hand
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState
 
 
 def draw_stock(state: GameState, command: DrawStock) -> list[AnyEvent]:

@@ -5,10 +5,10 @@ from typing import Any, TypeVar
 
 from msgspec.structs import replace
 
-from contracts import events as ev
-from domain.cards import JOKER
-from domain.melds import run_low
-from domain.state import GameState, PlacedMeld, dealt_index, played, replace_at
+from zioncheck.contracts import events as ev
+from zioncheck.domain.cards import JOKER
+from zioncheck.domain.melds import run_low
+from zioncheck.domain.state import GameState, PlacedMeld, dealt_index, played, replace_at
 
 E = TypeVar("E", bound=ev.Event)
 Evolver = Callable[[GameState, Any], GameState]   # takes the event type it is listed under

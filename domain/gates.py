@@ -1,9 +1,9 @@
 """The checks every seat command shares, in R18's order."""
 from collections.abc import Iterable
 
-from domain.cards import canonical
-from domain.refusal import Refused
-from domain.state import GameState
+from zioncheck.domain.cards import canonical
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState
 
 
 def card(text: object) -> str:

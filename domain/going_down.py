@@ -1,13 +1,13 @@
 """R12 going down with exactly the contract; R12a two runs of one suit; R6 ambiguous melds."""
 from itertools import combinations
 
-from contracts.commands import GoDown
-from contracts.events import AnyEvent, Meld, MeldKind, WentDown
-from domain.gates import card, has_drawn, not_held, own_turn, seat_in_play
-from domain.hands import CONTRACTS, describe
-from domain.melds import kinds, run_low, run_suit
-from domain.refusal import Refused
-from domain.state import GameState, without
+from zioncheck.contracts.commands import GoDown
+from zioncheck.contracts.events import AnyEvent, Meld, MeldKind, WentDown
+from zioncheck.domain.gates import card, has_drawn, not_held, own_turn, seat_in_play
+from zioncheck.domain.hands import CONTRACTS, describe
+from zioncheck.domain.melds import kinds, run_low, run_suit
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState, without
 
 
 def go_down(state: GameState, command: GoDown) -> list[AnyEvent]:

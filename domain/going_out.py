@@ -1,11 +1,11 @@
 """R15 going out and scoring, R16's dry end, R17 the game's end."""
-from contracts.commands import Discard
-from contracts.events import AnyEvent, Discarded, GameEnded, HandEnded
-from domain.cards import hand_points
-from domain.evolve import evolve
-from domain.gates import card, has_drawn, holds, own_turn, seat_in_play
-from domain.hands import HANDS_PER_GAME
-from domain.state import GameState
+from zioncheck.contracts.commands import Discard
+from zioncheck.contracts.events import AnyEvent, Discarded, GameEnded, HandEnded
+from zioncheck.domain.cards import hand_points
+from zioncheck.domain.evolve import evolve
+from zioncheck.domain.gates import card, has_drawn, holds, own_turn, seat_in_play
+from zioncheck.domain.hands import HANDS_PER_GAME
+from zioncheck.domain.state import GameState
 
 
 def discard(state: GameState, command: Discard) -> list[AnyEvent]:

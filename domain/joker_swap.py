@@ -1,10 +1,10 @@
 """R14: taking a joker out of a run by covering it with the card it stands for."""
-from contracts.commands import SwapJoker
-from contracts.events import AnyEvent, JokerSwapped
-from domain.cards import JOKER, card_at
-from domain.gates import card, holds, seat_in_play
-from domain.refusal import Refused
-from domain.state import GameState, PlacedMeld, find_meld
+from zioncheck.contracts.commands import SwapJoker
+from zioncheck.contracts.events import AnyEvent, JokerSwapped
+from zioncheck.domain.cards import JOKER, card_at
+from zioncheck.domain.gates import card, holds, seat_in_play
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState, PlacedMeld, find_meld
 
 
 def swap_joker(state: GameState, command: SwapJoker) -> list[AnyEvent]:

@@ -1,11 +1,11 @@
 """R13: laying off a card on a meld already on the table, at a named or obvious end."""
-from contracts.commands import End, LayOff
-from contracts.events import AnyEvent, LaidOff
-from domain.cards import JOKER, card_at, rank
-from domain.gates import card, has_drawn, holds, own_turn, seat_in_play
-from domain.melds import set_rank
-from domain.refusal import Refused
-from domain.state import GameState, PlacedMeld, find_meld
+from zioncheck.contracts.commands import End, LayOff
+from zioncheck.contracts.events import AnyEvent, LaidOff
+from zioncheck.domain.cards import JOKER, card_at, rank
+from zioncheck.domain.gates import card, has_drawn, holds, own_turn, seat_in_play
+from zioncheck.domain.melds import set_rank
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState, PlacedMeld, find_meld
 
 
 def lay_off(state: GameState, command: LayOff) -> list[AnyEvent]:

@@ -1,8 +1,8 @@
 """Melds: sets (R4), runs (R5) and jokers in them (R6)."""
 from collections.abc import Iterable, Sequence
 
-from contracts.events import MeldKind
-from domain.cards import JOKER, RANK_VALUE, card_at, rank, suit
+from zioncheck.contracts.events import MeldKind
+from zioncheck.domain.cards import JOKER, RANK_VALUE, card_at, rank, suit
 
 
 def naturals(cards: Iterable[str]) -> list[str]:

@@ -1,5 +1,5 @@
 """R18: why a command is refused, in order of precedence (the words are contracts.reasons')."""
-from contracts.reasons import REASONS, Reason
+from zioncheck.contracts.reasons import REASONS, Reason
 
 __all__ = ["REASONS", "Reason", "Refused"]
 

@@ -5,8 +5,8 @@ from typing import TypeVar
 
 import msgspec
 
-from contracts.events import MeldKind
-from domain.melds import run_suit, set_rank
+from zioncheck.contracts.events import MeldKind
+from zioncheck.domain.melds import run_suit, set_rank
 
 T = TypeVar("T")
 

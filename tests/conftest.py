@@ -1,13 +1,13 @@
 """Fixtures for the tests that talk to a real nats-server: each server has its own port, store and
-logins, and runs with the shipped users and permissions (services.access). Which backend runs the
+logins, and runs with the shipped users and permissions (services/bus/access.py). Which backend runs the
 servers (tests/nats_backends.py: processes or containers) is said at the start of the run."""
-import pytest
-
 import nats_backends
+import pytest
 from nats_backends import start_nats
-from services.app import SERVICES, Services
-from services.client import GameClient
-from services.observability import configure_logging
+
+from zioncheck.client import GameClient
+from zioncheck.services.observability import configure_logging
+from zioncheck.services.wiring import SERVICES, Services
 
 configure_logging("warning")
 

@@ -1,6 +1,6 @@
 """The tests' NATS servers, from one of two backends.
 
-- process: `nats-server` processes started directly (services.embedded.NatsServer).
+- process: `nats-server` processes started directly (services/bus/embedded.py, NatsServer).
 - container: the same binary in an image of its own (deploy/container/Dockerfile, built
   here once per test session), run by testcontainers on the local Docker engine. Every
   container uses the host network and its server listens on 127.0.0.1 only, so a test
@@ -10,7 +10,7 @@ ZIONCHECK_TEST_NATS picks one: `container`, `process`, or `auto` (the default:
 containers when a Docker engine answers, processes otherwise). Either way a server has
 `.url`, `.port`, `.stop()` and `.kill()`; a container also has `.pause()` (freezes it,
 its connections stay open) and `.unpause()`. A cluster node's config comes from the
-test that asks for it; a single server's from services.embedded.config_text, the same
+test that asks for it; a single server's from config_text in services/bus/embedded.py, the same
 function the process backend uses.
 """
 import contextlib
@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from services.access import Access, write_private
-from services.embedded import NatsServer, config_text, free_port, reachable, server_binary
+from zioncheck.services.bus.access import Access, write_private
+from zioncheck.services.bus.embedded import NatsServer, config_text, free_port, reachable, server_binary
 
 # testcontainers' reaper runs in a container of its own whose image cannot be pulled
 # here; set before testcontainers reads it. sweep() does the reaper's job instead.
@@ -166,7 +166,7 @@ class ContainerBackend:
         return f"NATS backend: container (image {self.image}, Docker engine {self.engine}; {self.why})"
 
     def server(self, store: Path, log: Path | None = None):
-        """Like services.embedded.NatsServer: the same config text, logins in store's parent folder."""
+        """Like NatsServer (services/bus/embedded.py): the same config text, logins in store's parent folder."""
         port = free_port()
         store.mkdir(parents=True, exist_ok=True)
         credentials = store.parent / "credentials"

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import msgspec
 import pytest
-
-import contracts
-from contracts.commands import Command
-from contracts.events import Event
 from document_checks import assert_committed_is_current, refs_in
-from services.asyncapi import REGENERATE, render
+
+from zioncheck.cli.asyncapi import REGENERATE, render
+import zioncheck.contracts as contracts
+from zioncheck.contracts.commands import Command
+from zioncheck.contracts.events import Event
 
 COMMITTED = Path(__file__).parent.parent / "docs" / "asyncapi.json"
 # Structs of contracts/ that are no NATS message and so need no place in the document.
@@ -64,13 +64,13 @@ def test_every_command_and_event_tag_has_its_schema():
 def test_every_struct_of_the_contracts_is_in_the_document():
     schemas = committed()["components"]["schemas"]
     for module_info in pkgutil.iter_modules(contracts.__path__):
-        module = importlib.import_module(f"contracts.{module_info.name}")
+        module = importlib.import_module(f"zioncheck.contracts.{module_info.name}")
         for name, obj in vars(module).items():
             if not (isinstance(obj, type) and issubclass(obj, msgspec.Struct)) or obj.__module__ != module.__name__:
                 continue
             if name not in schemas and name not in OFF_THE_WIRE:
                 pytest.fail(f"{module.__name__}.{name} is not in docs/asyncapi.json: add a line for its message to "
-                            f"MESSAGES in services/asyncapi.py (or to OFF_THE_WIRE here, saying why), then "
+                            f"MESSAGES in cli/asyncapi.py (or to OFF_THE_WIRE here, saying why), then "
                             f"`{REGENERATE}`", pytrace=False)
 
 

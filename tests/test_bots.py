@@ -1,7 +1,7 @@
 """The bots: greedy beats random, no bot move is ever refused, and a full table of 20 can play."""
 import pytest
 
-from engine.game import play_game
+from zioncheck.application.simulation import play_game
 
 # About 10 four-seat games a second today: 100 games stay well under 20 seconds.
 GAMES = 100

@@ -1,8 +1,8 @@
 """Telling a game at the terminal: a refusal says why in words (R18), a seat's cards only to that seat."""
-from cli.live import narrate
-from contracts.events import Rejected
-from contracts.reasons import explain
-from domain import GameState
+from zioncheck.cli.live import narrate
+from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.reasons import explain
+from zioncheck.domain import GameState
 
 REFUSED = Rejected(seat=2, command="swap_joker", reason="no_joker_to_swap",
                    detail="no joker in 4S 5S JK 7S stands for 9S")

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import msgspec
 
-from contracts import upcast as upcasting
-from contracts.events import GameStarted
-from contracts.log import decode_entry, read_jsonl
-from engine.replay import fold_log, state_hash
+from zioncheck.application.replay import fold_log, state_hash
+from zioncheck.contracts import upcast as upcasting
+from zioncheck.contracts.events import GameStarted
+from zioncheck.contracts.log import decode_entry, read_jsonl
 
 FIXTURE = Path(__file__).parent / "fixtures" / "game-v1.jsonl"
 FIXTURE_HASH = "077b196562a8cec47c69cfee0445a8f5a8de966ef2e5204bb6329862d992d09b"
@@ -21,7 +21,7 @@ def test_the_committed_v1_log_folds_to_the_state_hash_it_had_when_written():
 
 
 def test_replay_of_the_committed_log_prints_its_hash_and_verifies_every_seed():
-    out = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(FIXTURE)],
+    out = subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "replay", str(FIXTURE)],
                          capture_output=True, text=True, check=True).stdout
     assert f"state hash {FIXTURE_HASH}" in out
     assert "seeds verified for hands [1, 2, 3, 4, 5, 6]" in out
@@ -41,7 +41,7 @@ def test_an_older_event_version_is_upcast_to_todays_shape_on_read(monkeypatch):
 def test_a_damaged_log_line_is_reported_not_crashed_on(tmp_path):
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_text(FIXTURE.read_text().splitlines()[0] + "\n{not json\n")
-    result = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(damaged)], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "replay", str(damaged)], capture_output=True, text=True)
     assert result.returncode == 2
     assert result.stderr.startswith("zioncheck replay: cannot read")
     assert len(result.stderr.strip().splitlines()) == 1

@@ -1,8 +1,8 @@
 """Typed moves for terminal play: every command a person can send has a spelling that parses back."""
 import pytest
 
-from cli.moves import NotAMove, parse, spell
-from contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
+from zioncheck.cli.moves import NotAMove, parse, spell
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
 
 COMMANDS = [DrawStock(seat=2), TakeDiscard(seat=2), ClaimDiscard(seat=2), Discard(seat=2, card="7C"),
             GoDown(seat=2, melds=[["8C", "8D", "8H"], ["5S", "6S", "JK", "8S"]]),

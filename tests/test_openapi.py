@@ -4,13 +4,13 @@ import re
 import typing
 from pathlib import Path
 
+from document_checks import assert_committed_is_current, refs_in
 from openapi_spec_validator import validate
 from starlette.routing import Mount, WebSocketRoute
 
-from contracts.commands import SeatCommand
-from document_checks import assert_committed_is_current, refs_in
-from services.gateway.app import ROUTES
-from services.gateway.openapi import REGENERATE, render
+from zioncheck.contracts.commands import SeatCommand
+from zioncheck.services.gateway.app import ROUTES
+from zioncheck.services.gateway.openapi import REGENERATE, render
 
 COMMITTED = Path(__file__).parent.parent / "docs" / "openapi.json"
 

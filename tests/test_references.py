@@ -19,6 +19,7 @@ What is not a reference, and so is left alone:
 - URLs and HTTP routes: a path right after `/`, `:`, `.`, `@`, `-` or a word character is part
   of something longer (https://example.org/docs/x, the route /static/watch.js), and
   a Markdown link with a scheme (`https:`, `mailto:`) is not followed;
+- media types (`application/json`), which look like a path into application/;
 - example paths: one holding a placeholder (`{...}`, `<...>`, `$n`, `*`) or a name
   written all in capitals, which the project uses for "any name" (`NAME.json`,
   `FILE.jsonl`, `DIR/`). A Markdown document in capitals (README.md) is no
@@ -48,6 +49,7 @@ SUFFIXES = (".py", ".md", ".json", ".toml")
 RULES = "docs/rules.md"
 
 PLACEHOLDER = re.compile(r"[{}<>$*]")
+MEDIA_TYPE = re.compile(r"application/[\w.+-]+")   # application/json names a media type, not application/'s file
 CAPITALS = re.compile(r"[A-Z][A-Z0-9_]*")
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -90,7 +92,7 @@ def outside_code_blocks(text: str):
 
 
 def is_placeholder(path: str) -> bool:
-    if PLACEHOLDER.search(path):
+    if PLACEHOLDER.search(path) or MEDIA_TYPE.fullmatch(path):
         return True
     parts = [part for part in path.split("/") if part and not part.endswith(".md")]
     return any(CAPITALS.fullmatch(part.split(".")[0]) for part in parts)

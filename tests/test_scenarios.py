@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import scenario as oracle
+from zioncheck.application import scenario as oracle
 
 HERE = Path(__file__).parent
 SCENARIOS = HERE / "scenarios"
@@ -59,7 +59,7 @@ def test_the_scenario_plays_out_as_the_rules_say(name):
 
 def zioncheck(*args: str) -> subprocess.CompletedProcess:
     script = Path(sys.executable).with_name("zioncheck")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "zioncheck.cli.main"]
     return subprocess.run([*command, *args], capture_output=True, text=True, cwd=ROOT, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 

@@ -8,8 +8,8 @@ Pure, like the rest of domain: no I/O. Imports only contracts and domain.
     seat_view(projection, n) -> SeatView    # KV zc_views <game>.seat.<n>
     feed_batch(game, seq, events) -> FeedBatch | None   # zc.feed.<game>
 """
-from domain.views.projection import Projection, advance, project
-from domain.views.redact import feed_batch, redact
-from domain.views.shape import public_view, seat_view
+from zioncheck.domain.views.projection import Projection, advance, project
+from zioncheck.domain.views.redact import feed_batch, redact
+from zioncheck.domain.views.shape import public_view, seat_view
 
 __all__ = ["Projection", "advance", "feed_batch", "project", "public_view", "redact", "seat_view"]

@@ -11,11 +11,11 @@ from collections.abc import Iterable
 import msgspec
 from msgspec.structs import replace
 
-from contracts import events as ev
-from contracts.log import Batch
-from contracts.views import REFUSALS_KEPT, ClaimOutcome, ClaimsSettled, DealRecord, HandScore, SeatRefusal
-from domain.evolve import evolve
-from domain.state import GameState
+from zioncheck.contracts import events as ev
+from zioncheck.contracts.log import Batch
+from zioncheck.contracts.views import REFUSALS_KEPT, ClaimOutcome, ClaimsSettled, DealRecord, HandScore, SeatRefusal
+from zioncheck.domain.evolve import evolve
+from zioncheck.domain.state import GameState
 
 
 class Projection(msgspec.Struct, frozen=True):

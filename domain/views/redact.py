@@ -6,8 +6,8 @@ public. A card is shown only where the table shows it.
 """
 from collections.abc import Callable, Iterable
 
-from contracts import events as ev
-from contracts import feed
+from zioncheck.contracts import events as ev
+from zioncheck.contracts import feed
 
 PUBLIC: dict[type, Callable[..., feed.FeedItem]] = {
     ev.GameStarted: lambda e: feed.PublicGameStarted(

@@ -1,7 +1,7 @@
 """The views computed from a projection: what a spectator sees, and what one seat sees."""
-from contracts.views import Contract, PublicView, SeatView, TableMeld
-from domain.hands import CONTRACTS, describe
-from domain.views.projection import Projection
+from zioncheck.contracts.views import Contract, PublicView, SeatView, TableMeld
+from zioncheck.domain.hands import CONTRACTS, describe
+from zioncheck.domain.views.projection import Projection
 
 
 def public_view(projection: Projection) -> PublicView:

@@ -20,20 +20,20 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from contracts.commands import SeatCommand
-from services.access import Access
-from services.client import GameClient
-from services.gateway import openapi
-from services.gateway.games import Games
-from services.gateway.reads import Reads
-from services.gateway.live import Hubs
-from services.gateway.keys import HEADER, Keyring
-from services.gateway.limits import Limiter, Limits
-from services.gateway.problems import HANDLERS, HTTPProblem, json_response, read_json
-from services.gateway.sockets import public_stream, seat_stream
-from services.gateway.tokens import bearer, check_seat, issue, verify
-from services.gateway.wire import GameCreated, NewGame, SeatTicket
-from services.topology import VIEWS, public_view_key, seat_view_key
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import SeatCommand
+from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.topology import VIEWS, public_view_key, seat_view_key
+from zioncheck.services.gateway import openapi
+from zioncheck.services.gateway.games import Games
+from zioncheck.services.gateway.keys import HEADER, Keyring
+from zioncheck.services.gateway.limits import Limiter, Limits
+from zioncheck.services.gateway.live import Hubs
+from zioncheck.services.gateway.problems import HANDLERS, HTTPProblem, json_response, read_json
+from zioncheck.services.gateway.reads import Reads
+from zioncheck.services.gateway.sockets import public_stream, seat_stream
+from zioncheck.services.gateway.tokens import bearer, check_seat, issue, verify
+from zioncheck.services.gateway.wire import GameCreated, NewGame, SeatTicket
 
 STATIC = Path(__file__).parent / "static"
 SEAT_TYPES = tuple(cls.__struct_config__.tag for cls in typing.get_args(SeatCommand))

@@ -1,8 +1,8 @@
 """The gateway's writing side: opening games, playing their bot seats, a seat's commands and their outcomes.
 
 The gateway writes only commands (zc.cmd.<game>); it learns each one's outcome from the
-log like any client (services.client.Follower). It plays the bot seats of the games it
-opens itself (services.bot_seats).
+log like any client (zioncheck.client.Follower). It plays the bot seats of the games it
+opens itself (services/bots/seats.py).
 
 What it holds for a game (a Held: the follower, the bots) is let go once the game is
 over, once its bots stop, or once no one has moved in it for `idle_after` seconds:
@@ -20,17 +20,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import structlog
-from prometheus_client import Counter as Metric, Gauge
+from prometheus_client import Counter as Metric
+from prometheus_client import Gauge
 
-from bots import make_bot
-from contracts import events as ev
-from contracts.commands import SeatCommand, StartGame
-from contracts.log import encode
-from domain.views import redact
-from services.bot_seats import play_seats
-from services.client import Follower, GameClient
-from services.gateway.reads import Reads
-from services.gateway.wire import NewGame, Outcome
+from zioncheck.bots import make_bot
+from zioncheck.client import Follower, GameClient
+from zioncheck.contracts import events as ev
+from zioncheck.contracts.commands import SeatCommand, StartGame
+from zioncheck.contracts.log import encode
+from zioncheck.domain.views import redact
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.gateway.reads import Reads
+from zioncheck.services.gateway.wire import NewGame, Outcome
 
 log = structlog.get_logger("gateway")
 COMMANDS = Metric("zc_gateway_commands_total", "Seat commands the gateway sent and heard the outcome of, "

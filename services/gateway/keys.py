@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.embedded import HOME
+from zioncheck.services.bus.embedded import HOME
 
 HEADER = "X-Platform-Key"
 KEYS_FILE = "platform-keys"

@@ -15,7 +15,7 @@ from nats.js.errors import NotFoundError
 from nats.js.kv import KeyValue
 from prometheus_client import Gauge
 
-from services.topology import FEED, feed_subject, public_view_key
+from zioncheck.services.bus.topology import FEED, feed_subject, public_view_key
 
 HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
 DELETED = ("DEL", "PURGE")

@@ -15,13 +15,22 @@ from importlib.metadata import version
 
 import msgspec
 
-from contracts.commands import SeatCommand
-from contracts.reasons import Reason
-from contracts.views import PublicView, SeatView
-from services.gateway.keys import HEADER
-from services.gateway.limits import Limits
-from services.gateway.problems import MAX_DEPTH
-from services.gateway.wire import GameCreated, GameSummary, NewGame, Outcome, Problem, PublicMessage, ReplayStep, SeatMessage
+from zioncheck.contracts.commands import SeatCommand
+from zioncheck.contracts.reasons import Reason
+from zioncheck.contracts.views import PublicView, SeatView
+from zioncheck.services.gateway.keys import HEADER
+from zioncheck.services.gateway.limits import Limits
+from zioncheck.services.gateway.problems import MAX_DEPTH
+from zioncheck.services.gateway.wire import (
+    GameCreated,
+    GameSummary,
+    NewGame,
+    Outcome,
+    Problem,
+    PublicMessage,
+    ReplayStep,
+    SeatMessage,
+)
 
 REGENERATE = "zioncheck openapi -o docs/openapi.json"
 SCHEMAS = "#/components/schemas/{name}"

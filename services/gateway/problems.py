@@ -29,12 +29,12 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from services.gateway.games import Refused, TooManyOpen
-from services.gateway.keys import HEADER, KeyRefused
-from services.gateway.limits import RateLimited
-from services.gateway.reads import GameNotFound, InPlay, NoView
-from services.gateway.tokens import TokenRefused
-from services.gateway.wire import Problem
+from zioncheck.services.gateway.games import Refused, TooManyOpen
+from zioncheck.services.gateway.keys import HEADER, KeyRefused
+from zioncheck.services.gateway.limits import RateLimited
+from zioncheck.services.gateway.reads import GameNotFound, InPlay, NoView
+from zioncheck.services.gateway.tokens import TokenRefused
+from zioncheck.services.gateway.wire import Problem
 
 MAX_BODY = 64 * 1024
 MAX_DEPTH = 32        # arrays and objects within each other; a command nests 3 deep

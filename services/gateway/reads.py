@@ -13,11 +13,11 @@ from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 from nats.js.kv import KeyValue
 
-from contracts.log import Batch, entries_of, write_jsonl
-from domain.views import Projection, advance, feed_batch, public_view
-from services.game_log import read_batches, stored_games
-from services.gateway.wire import GameSummary, ReplayStep
-from services.topology import LOG, VIEWS, log_subject, public_view_key, valid_game_id
+from zioncheck.contracts.log import Batch, entries_of, write_jsonl
+from zioncheck.domain.views import Projection, advance, feed_batch, public_view
+from zioncheck.services.bus.log_store import read_batches, stored_games
+from zioncheck.services.bus.topology import LOG, VIEWS, log_subject, public_view_key, valid_game_id
+from zioncheck.services.gateway.wire import GameSummary, ReplayStep
 
 IN_PLAY = ("the game is in play, and its log holds the cards of every hand: it is served once the game is over "
            "(watch it live on its public WebSocket)")

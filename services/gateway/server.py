@@ -15,11 +15,11 @@ from pathlib import Path
 
 import uvicorn
 
-from services.access import Access
-from services.gateway import keys
-from services.gateway.app import Gateway, create_app
-from services.gateway.limits import Limits
-from services.gateway.tokens import load_secret
+from zioncheck.services.bus.access import Access
+from zioncheck.services.gateway import keys
+from zioncheck.services.gateway.app import Gateway, create_app
+from zioncheck.services.gateway.limits import Limits
+from zioncheck.services.gateway.tokens import load_secret
 
 WS_MAX_SIZE = 64 * 1024   # uvicorn closes any WebSocket frame larger than this (1009)
 # No per-message deflate: each frame goes to every spectator of a game, and compressing it

@@ -20,11 +20,11 @@ import contextlib
 import msgspec
 from starlette.websockets import WebSocket
 
-from services.gateway.reads import GameNotFound
-from services.gateway.live import Spectator, ViewWatch
-from services.gateway.problems import HTTPProblem, decode_json
-from services.gateway.tokens import TokenRefused, verify
-from services.topology import seat_view_key
+from zioncheck.services.bus.topology import seat_view_key
+from zioncheck.services.gateway.live import Spectator, ViewWatch
+from zioncheck.services.gateway.problems import HTTPProblem, decode_json
+from zioncheck.services.gateway.reads import GameNotFound
+from zioncheck.services.gateway.tokens import TokenRefused, verify
 
 MAX_FRAME = 1024
 PONG = '{"kind":"pong"}'

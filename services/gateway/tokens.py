@@ -20,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from services.embedded import HOME
+from zioncheck.services.bus.embedded import HOME
 
 SECRET_ENV = "ZIONCHECK_GATEWAY_SECRET"
 SECRET_FILE = "gateway.secret"

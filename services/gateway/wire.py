@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from contracts.feed import FeedBatch, FeedItem
-from contracts.views import PublicView, SeatView
+from zioncheck.contracts.feed import FeedBatch, FeedItem
+from zioncheck.contracts.views import PublicView, SeatView
 
 Player = Literal["person", "greedy", "random"]
 

@@ -5,12 +5,12 @@ import contextlib
 import httpx
 import pytest
 
-from contracts.commands import Discard, DrawStock, GoDown
-from services.gateway import tokens
-from services.gateway.keys import HEADER
-from services.gateway.limits import Limits
-from services.gateway.server import Running
 from over_nats import stacked_game
+from zioncheck.contracts.commands import Discard, DrawStock, GoDown
+from zioncheck.services.gateway import tokens
+from zioncheck.services.gateway.keys import HEADER
+from zioncheck.services.gateway.limits import Limits
+from zioncheck.services.gateway.server import Running
 
 SECRET = b"a test secret that is long enough"
 KEY = "platform-key-for-the-tests-only"

@@ -16,10 +16,10 @@ from collections import Counter
 import msgspec
 from msgspec.structs import replace
 
-from contracts import events as ev
-from contracts.log import Batch, encode
-from contracts.views import SeatView
-from domain.views import Projection, advance
+from zioncheck.contracts import events as ev
+from zioncheck.contracts.log import Batch, encode
+from zioncheck.contracts.views import SeatView
+from zioncheck.domain.views import Projection, advance
 
 # A card as R2 writes it on the wire, standing alone: "10C", "AS", "JK", not "10CX" or "a2c".
 CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9AJQK])[CDHS](?![0-9A-Za-z])|(?<![0-9A-Za-z])JK(?![0-9A-Za-z])")

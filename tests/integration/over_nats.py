@@ -3,13 +3,13 @@ import uuid
 
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
-from contracts.commands import Deal, StartGame
-from contracts.events import Rejected
-from engine.dealer import Dealer
-from engine.intake import read_command
-from engine.table import Table
-from services.client import Follower, GameClient
-from services.topology import COMMANDS, FEED, SEEDS, command_subject, feed_subject, origin_of
+from zioncheck.application.reading import read_command
+from zioncheck.application.seeds import Dealer
+from zioncheck.application.turns import InProcessTable
+from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.commands import Deal, StartGame
+from zioncheck.contracts.events import Rejected
+from zioncheck.services.bus.topology import COMMANDS, FEED, SEEDS, command_subject, feed_subject, origin_of
 
 
 def new_game() -> str:
@@ -59,7 +59,7 @@ async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
 
 def uninterrupted(commands: list[tuple[bytes, str]], seeds: dict[int, str]) -> list:
     """The events the same commands give in process, one table, no crash."""
-    table = Table(dealer=Dealer(lambda hand: seeds[hand]))
+    table = InProcessTable(dealer=Dealer(lambda hand: seeds[hand]))
     events = []
     for data, origin in commands:
         command = read_command(data, origin)

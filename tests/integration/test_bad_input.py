@@ -1,7 +1,7 @@
 """Bad input over the wire gets a refusal with a reason, and the consumer keeps going."""
-from contracts.commands import DrawStock, StartGame
-from contracts.events import Rejected
 from over_nats import new_game, stacked_game
+from zioncheck.contracts.commands import DrawStock, StartGame
+from zioncheck.contracts.events import Rejected
 
 HANDS = [["AS", "2S", "9D"], ["3S", "4S", "9C"]]
 STOCK = ["5S", "6S", "7S"]

@@ -11,23 +11,23 @@ from pathlib import Path
 import nats.errors
 import pytest
 from nats.js.errors import NoStreamResponseError, ServiceUnavailableError
-
-from bots import make_bot
-from contracts.commands import StartGame
-from contracts.log import entries_of
-from engine.audit import audit
-from engine.replay import fold_log, state_hash
-from engine.scenario import load, run
-from services.access import Access, connect, make_credentials, routes_block
-from services.app import SERVICES, Services
-from services.bot_seats import play_seats
-from services.client import Follower, GameClient
-from services.embedded import config_text, free_port, server_binary
-from services.game_log import read_batches
-from services.scenario_over_nats import play
-from services.topology import COMMANDS, LOG, stream_configs
 from nats_backends import chosen, containers_in_use, start_cluster
+
 from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
+from zioncheck.application.replay import fold_log, state_hash
+from zioncheck.application.scenario import load, run
+from zioncheck.bots import make_bot
+from zioncheck.cli.scenario_over_nats import play
+from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.log import entries_of
+from zioncheck.domain.audit import audit
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.access import Access, connect, make_credentials, routes_block
+from zioncheck.services.bus.embedded import config_text, free_port, server_binary
+from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.bus.topology import COMMANDS, LOG, stream_configs
+from zioncheck.services.wiring import SERVICES, Services
 
 EXAMPLE = Path(__file__).parent.parent / "scenarios" / "example.json"
 NO_LEADER_YET = (nats.errors.TimeoutError, nats.errors.NoRespondersError, NoStreamResponseError,

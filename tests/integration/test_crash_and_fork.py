@@ -6,24 +6,24 @@ import signal
 import subprocess
 import sys
 
-from bots import make_bot
-from contracts.commands import Deal, Discard, DrawStock, StartGame
-from contracts.log import Batch
-from services import game_log
-from services.app import Services
-from services.bot_seats import play_seats
-from services.game_log import LogConflict
-from services.table import TableService
-from services.topology import ensure_topology
-from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
-
 import pytest
+
+from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
+from zioncheck.bots import make_bot
+from zioncheck.contracts.commands import Deal, Discard, DrawStock, StartGame
+from zioncheck.contracts.log import Batch
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus import log_store as game_log
+from zioncheck.services.bus.log_store import LogConflict
+from zioncheck.services.bus.topology import ensure_topology
+from zioncheck.services.table.service import TableService
+from zioncheck.services.wiring import Services
 
 
 def start_table(server, tmp_path) -> subprocess.Popen:
     """The table service as its own process, as `zioncheck serve table` runs it."""
     out = open(tmp_path / "table.log", "ab")
-    process = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "table", *server.cli_args,
+    process = subprocess.Popen([sys.executable, "-m", "zioncheck.cli.main", "serve", "table", *server.cli_args,
                                 "--log-level", "warning"], stdout=subprocess.PIPE, stderr=out)
     assert b"serving table" in process.stdout.readline()
     return process

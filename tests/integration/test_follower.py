@@ -2,13 +2,13 @@
 import pytest
 from nats.js.errors import BadRequestError
 
-from contracts.commands import Discard, DrawStock
-from contracts.events import Discarded, StockDrawn
-from contracts.log import Batch, encode
-from services import client as client_module
-from services.client import GameClient
-from services.topology import BATCH_HEADER, live_subject, log_subject
 from over_nats import stacked_game
+from zioncheck import client as client_module
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import Discard, DrawStock
+from zioncheck.contracts.events import Discarded, StockDrawn
+from zioncheck.contracts.log import Batch, encode
+from zioncheck.services.bus.topology import BATCH_HEADER, live_subject, log_subject
 
 HANDS = [["AS", "2S", "9D", "KH"], ["3S", "4S", "9C", "KD"]]
 STOCK = ["5S", "6S", "7S", "8S", "5H", "6H"]

@@ -9,13 +9,23 @@ from pathlib import Path
 import httpx
 import msgspec
 
-from contracts.log import read_jsonl
-from contracts.views import decode_public_view, decode_seat_view
-from services.embedded import free_port
-from services.gateway.wire import GameCreated, Outcome, ReplayStep
-from services.game_log import stored_games
-from gateway_helpers import (HANDS, PLATFORM, bearer, eventually, finished_game, game_in_play, gateway,  # noqa: F401
-                             http, keys_file, token)
+from gateway_helpers import (  # noqa: F401
+    HANDS,
+    PLATFORM,
+    bearer,
+    eventually,
+    finished_game,
+    game_in_play,
+    gateway,
+    http,
+    keys_file,
+    token,
+)
+from zioncheck.contracts.log import read_jsonl
+from zioncheck.contracts.views import decode_public_view, decode_seat_view
+from zioncheck.services.bus.embedded import free_port
+from zioncheck.services.bus.log_store import stored_games
+from zioncheck.services.gateway.wire import GameCreated, Outcome, ReplayStep
 
 COMMITTED_OPENAPI = Path(__file__).parents[2] / "docs" / "openapi.json"
 
@@ -181,7 +191,7 @@ async def test_the_web_page_and_its_files_are_served(http):
 async def test_zioncheck_serve_gateway_serves_on_the_port_asked_and_stops_on_sigterm(nats_server, tmp_path):
     port = free_port()
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cli.main", "serve", "gateway", "--port", str(port), *nats_server.cli_args,
+        sys.executable, "-m", "zioncheck.cli.main", "serve", "gateway", "--port", str(port), *nats_server.cli_args,
         "--log-level", "warning", stdout=asyncio.subprocess.PIPE, env=os.environ | {"ZIONCHECK_HOME": str(tmp_path)})
     try:
         async with asyncio.timeout(20):
@@ -207,7 +217,7 @@ async def test_zioncheck_serve_gateway_refuses_to_start_on_an_unusable_keys_file
     keys_file = tmp_path / "keys"
     keys_file.write_text("acme:too-short\n")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cli.main", "serve", "gateway", "--port", str(free_port()),
+        sys.executable, "-m", "zioncheck.cli.main", "serve", "gateway", "--port", str(free_port()),
         *nats_server.cli_args, "--platform-keys", str(keys_file), "--log-level", "warning",
         stderr=asyncio.subprocess.PIPE, env=os.environ | {"ZIONCHECK_HOME": str(tmp_path)})
     _, stderr = await asyncio.wait_for(process.communicate(), 20)

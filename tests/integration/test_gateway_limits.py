@@ -5,11 +5,23 @@ import asyncio
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from services.game_log import stored_games
-from over_nats import stored_commands
-from gateway_helpers import (GOING_OUT, KEY, LAST_HANDS, LAST_STOCK, PLATFORM, bearer, eventually,  # noqa: F401
-                             game_in_play, gateway, http, keys_file, limited, token)
-from over_nats import stacked_game
+from gateway_helpers import (  # noqa: F401
+    GOING_OUT,
+    KEY,
+    LAST_HANDS,
+    LAST_STOCK,
+    PLATFORM,
+    bearer,
+    eventually,
+    game_in_play,
+    gateway,
+    http,
+    keys_file,
+    limited,
+    token,
+)
+from over_nats import stacked_game, stored_commands
+from zioncheck.services.bus.log_store import stored_games
 
 BOT_GAME = {"players": 2, "seats": ["greedy", "greedy"], "pace": 1}
 PERSON_GAME = {"players": 2, "seats": ["person", "greedy"], "pace": 0}

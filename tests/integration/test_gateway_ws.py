@@ -5,8 +5,8 @@ import msgspec
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from services.gateway.wire import FeedUpdate, Pong, PublicMessage, PublicUpdate, SeatMessage, SeatUpdate
 from gateway_helpers import PLATFORM, bearer, eventually, game_in_play, gateway, http, keys_file, token  # noqa: F401
+from zioncheck.services.gateway.wire import FeedUpdate, Pong, PublicMessage, PublicUpdate, SeatMessage, SeatUpdate
 
 public_message = msgspec.json.Decoder(PublicMessage)
 seat_message = msgspec.json.Decoder(SeatMessage)

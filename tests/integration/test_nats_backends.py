@@ -4,7 +4,6 @@ from pathlib import Path
 import nats
 import nats.errors
 import pytest
-
 from nats_backends import CONFIG_INSIDE, chosen, containers_in_use
 
 needs_containers = pytest.mark.skipif(not containers_in_use(), reason=f"needs NATS in containers: {chosen().describe()}")

@@ -10,19 +10,19 @@ import asyncio
 import random
 from collections import Counter
 
-from bots import make_bot
-from contracts import events as ev
-from contracts.commands import StartGame, SwapJoker
-from contracts.feed import decode_feed_batch
-from contracts.log import Batch, encode
-from contracts.views import SeatRefusal, decode_public_view, decode_seat_view
-from domain.cards import NATURALS
-from domain.views import feed_batch, public_view, seat_view
-from engine.game import play_game
 from leak_check import feed_leaks, hand_of, history, not_its_own, refusals_in, unshown, without_refusals
-from services.bot_seats import play_seats
-from services.topology import VIEWS, feed_subject, public_view_key
 from over_nats import new_game, stored_feed
+from zioncheck.application.simulation import play_game
+from zioncheck.bots import make_bot
+from zioncheck.contracts import events as ev
+from zioncheck.contracts.commands import StartGame, SwapJoker
+from zioncheck.contracts.feed import decode_feed_batch
+from zioncheck.contracts.log import Batch, encode
+from zioncheck.contracts.views import SeatRefusal, decode_public_view, decode_seat_view
+from zioncheck.domain.cards import NATURALS
+from zioncheck.domain.views import feed_batch, public_view, seat_view
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.topology import VIEWS, feed_subject, public_view_key
 
 
 def test_in_process_whole_games_show_no_card_before_the_table_and_no_seat_another_seats():

@@ -3,16 +3,16 @@ import asyncio
 import subprocess
 import sys
 
-from contracts import events as ev
-from contracts.commands import Discard, DrawStock
-from contracts.feed import decode_feed_batch
-from contracts.log import Batch
-from contracts.views import decode_public_view, decode_seat_view
-from domain.views import feed_batch, project, public_view, seat_view
-from services.app import Services
-from services.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
-from services.view_store import write_views
 from over_nats import stacked_game, stored_feed
+from zioncheck.contracts import events as ev
+from zioncheck.contracts.commands import Discard, DrawStock
+from zioncheck.contracts.feed import decode_feed_batch
+from zioncheck.contracts.log import Batch
+from zioncheck.contracts.views import decode_public_view, decode_seat_view
+from zioncheck.domain.views import feed_batch, project, public_view, seat_view
+from zioncheck.services.bus.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
+from zioncheck.services.bus.view_store import write_views
+from zioncheck.services.wiring import Services
 
 HANDS = [["2C", "3C", "4C", "5C"], ["2D", "3D", "4D", "5D"], ["2H", "3H", "4H", "5H"]]
 STOCK = ["6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]
@@ -80,7 +80,7 @@ async def test_a_projector_that_starts_late_or_restarts_projects_each_batch_once
 
 
 def zioncheck(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "zioncheck.cli.main", *args], capture_output=True, text=True, timeout=60)
 
 
 async def test_rebuild_views_makes_views_and_feed_again_from_the_logs(nats_server, client):

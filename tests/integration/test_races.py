@@ -1,11 +1,11 @@
 """Racing claims (R11a) and joker swaps (R14) from truly concurrent clients: stream order decides."""
 import asyncio
 
-from contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, SwapJoker
-from contracts.events import ClaimWon, JokerSwapped, Rejected
-from domain.claims import nearest_claimant
-from services.client import GameClient
 from over_nats import stacked_game
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, SwapJoker
+from zioncheck.contracts.events import ClaimWon, JokerSwapped, Rejected
+from zioncheck.domain.claims import nearest_claimant
 
 FIVE_HANDS = [["2C", "3D", "4H", "5S", "6C", "KD", "QD", "8H", "9S", "10C"] for _ in range(5)]
 STOCK = ["7C", "7D", "7H", "7S", "JC", "JD", "JH", "JS", "AC", "AD"]

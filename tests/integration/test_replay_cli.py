@@ -3,15 +3,15 @@ import random
 import subprocess
 import sys
 
-from bots import make_bot
-from contracts.commands import StartGame
-from engine.replay import state_hash
-from services.bot_seats import play_seats
 from over_nats import new_game
+from zioncheck.application.replay import state_hash
+from zioncheck.bots import make_bot
+from zioncheck.contracts.commands import StartGame
+from zioncheck.services.bots.seats import play_seats
 
 
 def zioncheck(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "zioncheck.cli.main", *args], capture_output=True, text=True, timeout=120)
 
 
 async def test_a_stored_game_replays_from_jetstream_and_from_its_export_to_the_live_hash(

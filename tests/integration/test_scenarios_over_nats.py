@@ -1,8 +1,8 @@
 """Every scenario under tests/scenarios plays the same through the real services as in process."""
 from pathlib import Path
 
-from engine.scenario import load, run
-from services.scenario_over_nats import play
+from zioncheck.application.scenario import load, run
+from zioncheck.cli.scenario_over_nats import play
 
 SCENARIOS = sorted((Path(__file__).parent.parent / "scenarios").glob("*.json"))
 SCENARIOS = [p for p in SCENARIOS if not p.name.endswith(".expected.json")]

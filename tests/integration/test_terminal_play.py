@@ -2,11 +2,11 @@
 import asyncio
 import random
 
-from bots.greedy import GreedyBot
-from cli.moves import spell
-from cli.play_cmd import session
-from contracts.reasons import explain
 from over_nats import new_game
+from zioncheck.bots.greedy import GreedyBot
+from zioncheck.cli.moves import spell
+from zioncheck.cli.play_cmd import session
+from zioncheck.contracts.reasons import explain
 
 
 async def typist(client, game: str, seat: int, lines: asyncio.Queue) -> None:

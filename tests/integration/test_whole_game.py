@@ -6,17 +6,17 @@ import random
 
 import pytest
 import pytest_asyncio
-
-from bots import make_bot
-from contracts.commands import StartGame
-from contracts.log import entries_of
-from engine.audit import audit
-from engine.replay import fold_log, state_hash
-from services.app import SERVICES, Services
-from services.bot_seats import play_seats
-from services.client import GameClient
 from nats_backends import start_nats
+
 from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
+from zioncheck.application.replay import fold_log, state_hash
+from zioncheck.bots import make_bot
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.log import entries_of
+from zioncheck.domain.audit import audit
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.wiring import SERVICES, Services
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -1,6 +1,6 @@
 """Hypothesis strategies and a driver for the property tests.
 
-A `Session` is one game at an in-process table (engine.table, so R16 reshuffles
+A `Session` is one game at an in-process table (application/turns.py, so R16 reshuffles
 happen as they would in play). Each step hypothesis picks a command: most often a
 plausible one (a bot's move, a draw, a claim, a swap, a discard), sometimes garbage,
 so that play reaches deep into hands without losing its randomness.
@@ -11,17 +11,27 @@ from collections import Counter
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from bots import make_bot
-from bots.base import joker_swaps
-from bots.finder import find_contract, lay_offs
-from contracts.commands import (
-    ClaimDiscard, Deal, Discard, DrawStock, GoDown, LayOff, Reshuffle, RevealSeed, StartGame, SwapJoker,
+from zioncheck.application.seeds import Dealer, seeded
+from zioncheck.application.turns import InProcessTable
+from zioncheck.bots import make_bot
+from zioncheck.bots.base import joker_swaps
+from zioncheck.bots.finder import find_contract, lay_offs
+from zioncheck.contracts.commands import (
+    ClaimDiscard,
+    Deal,
+    Discard,
+    DrawStock,
+    GoDown,
+    LayOff,
+    Reshuffle,
+    RevealSeed,
+    StartGame,
+    SwapJoker,
     TakeDiscard,
 )
-from contracts.events import HandDealt
-from domain.cards import JOKER, NATURALS, full_decks
-from engine.dealer import Dealer, seeded
-from engine.table import Table
+from zioncheck.contracts.events import HandDealt
+from zioncheck.domain.cards import JOKER, NATURALS, full_decks
+
 
 def modest(examples: int) -> settings:
     """A property's settings: few examples, no deadline (two cores, other suites running beside)."""
@@ -96,7 +106,7 @@ class Session:
         self.short = short
         self.rng = random.Random(seed)
         self.dealer = Dealer(seeded(seed, "properties"))
-        self.table = Table(dealer=self.dealer)
+        self.table = InProcessTable(dealer=self.dealer)
         self.commands: list = []
         self.dealt: Counter = Counter()
         self.bot = make_bot("greedy", random.Random(seed))

@@ -4,9 +4,9 @@ from collections import Counter
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from domain.cards import full_decks
 from moves import Session, modest, play_on, short_deals
+
+from zioncheck.domain.cards import full_decks
 
 
 def conserved(session: Session) -> None:

@@ -1,9 +1,9 @@
 """(b) R4, R5, R6: every meld on the table is always a valid set or run, read as it was laid."""
 from hypothesis import given
 from hypothesis import strategies as st
-
-from domain.melds import kinds, run_low, set_rank
 from moves import Session, modest, play_on
+
+from zioncheck.domain.melds import kinds, run_low, set_rank
 
 
 def melds_valid(session: Session) -> None:

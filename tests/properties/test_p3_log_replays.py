@@ -4,15 +4,15 @@ seed gives the same log byte for byte."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from contracts.events import Rejected
-from contracts.log import Batch, read_jsonl, write_jsonl
-from contracts.views import REFUSALS_KEPT, SeatRefusal
-from domain import GameState, fold
-from domain.views import project, public_view, seat_view
-from engine.game import play_game
-from engine.table import Table
 from moves import Session, modest, play_on
+
+from zioncheck.application.simulation import play_game
+from zioncheck.application.turns import InProcessTable
+from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.log import Batch, read_jsonl, write_jsonl
+from zioncheck.contracts.views import REFUSALS_KEPT, SeatRefusal
+from zioncheck.domain import GameState, fold
+from zioncheck.domain.views import project, public_view, seat_view
 
 
 def folded(log) -> GameState:
@@ -56,7 +56,7 @@ def test_r16_the_same_seed_and_commands_give_a_byte_identical_log(players, seed,
     session = Session(players, seed, short=(4, 3, 2))
     session.deal()
     play_on(data, session, steps=60)
-    again = Table(dealer=Session(players, seed).dealer)
+    again = InProcessTable(dealer=Session(players, seed).dealer)
     for command in session.commands:
         again.handle(command)
     assert write_jsonl(again.log) == write_jsonl(session.table.log)

@@ -3,11 +3,11 @@ is either accepted (with no Rejected among its events) or refused with exactly o
 whose reason is one of domain.refusal.REASONS; a refused command changes nothing."""
 from hypothesis import given
 from hypothesis import strategies as st
-
-from contracts.events import Rejected
-from domain import GameState, decide, evolve, fold
-from domain.refusal import REASONS
 from moves import Session, any_command, modest, play_on
+
+from zioncheck.contracts.events import Rejected
+from zioncheck.domain import GameState, decide, evolve, fold
+from zioncheck.domain.refusal import REASONS
 
 
 def judged(state: GameState, command) -> GameState:

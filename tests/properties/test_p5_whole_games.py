@@ -2,11 +2,11 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from contracts.events import GameEnded, HandEnded
-from domain.cards import hand_points
-from engine.game import play_game
 from moves import Session, modest, play_on, short_deals
+
+from zioncheck.application.simulation import play_game
+from zioncheck.contracts.events import GameEnded, HandEnded
+from zioncheck.domain.cards import hand_points
 
 GAMES = [
     (["greedy", "random", "greedy"], 1),

@@ -4,7 +4,7 @@ import asyncio
 import nats
 from nats.aio.client import Client
 
-from services.access import Access
+from zioncheck.services.bus.access import Access
 
 REFUSED = 0.5   # seconds to wait for an answer the server never sends to a refused request
 

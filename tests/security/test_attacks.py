@@ -9,18 +9,30 @@ import stat
 import msgspec
 import nats
 import pytest
+from attacker import REFUSED, Attacker
 from nats.errors import TimeoutError as NatsTimeout
 
-from contracts.commands import Deal, DrawStock, StartGame
-from contracts.dealer import ReshuffleRefused, ReshuffleRequest
-from contracts.events import HandDealt, Rejected
-from contracts.log import Batch, decode_batch, encode
-from contracts.views import decode_public_view
-from services.observability import DROPPED
-from services.topology import (COMMANDS, LOG, RESHUFFLE, SEEDS, VIEWS, command_subject, kv_stream, live_subject,
-                               log_subject, public_view_key, rejected_subject, seat_view_key)
-from attacker import REFUSED, Attacker
 from over_nats import new_game, stacked_game
+from zioncheck.contracts.commands import Deal, DrawStock, StartGame
+from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
+from zioncheck.contracts.events import HandDealt, Rejected
+from zioncheck.contracts.log import Batch, encode
+from zioncheck.contracts.views import decode_public_view
+from zioncheck.services.bus.topology import (
+    COMMANDS,
+    LOG,
+    RESHUFFLE,
+    SEEDS,
+    VIEWS,
+    command_subject,
+    kv_stream,
+    live_subject,
+    log_subject,
+    public_view_key,
+    rejected_subject,
+    seat_view_key,
+)
+from zioncheck.services.observability import DROPPED
 
 pytestmark = pytest.mark.security
 
@@ -53,7 +65,7 @@ async def dealt_game(client) -> str:
 
 
 async def log_of(client, game: str) -> list[Batch]:
-    from services.game_log import read_batches
+    from zioncheck.services.bus.log_store import read_batches
     return [batch for _, batch in await read_batches(client.js, game)]
 
 
@@ -246,7 +258,7 @@ async def test_no_message_can_stop_a_game(services, client, login, nats_server):
 
 
 async def test_poison_read_back_from_the_stream_after_a_restart_is_refused_not_retried(nats_server, client):
-    from services.app import Services
+    from zioncheck.services.wiring import Services
     running = await Services().start(["table"], nats_server.access)
     follower = await stacked_game(client, 2, HANDS, STOCK)
     await running.stop()  # no table: the commands wait in the stream
@@ -283,7 +295,7 @@ async def test_a_spectator_reads_public_views_only_and_a_platform_every_seat(ser
 async def test_no_service_or_client_changes_or_removes_a_stream(nats_server, services, login, user):
     attacker = await login(user)
     for call in (f"STREAM.UPDATE.{LOG}", f"STREAM.DELETE.{LOG}", f"STREAM.PURGE.{COMMANDS}",
-                 f"STREAM.CREATE.EVIL", f"CONSUMER.DELETE.{COMMANDS}.zc-tables"):
+                 "STREAM.CREATE.EVIL", f"CONSUMER.DELETE.{COMMANDS}.zc-tables"):
         if user in ("table",) and call.startswith("CONSUMER.DELETE"):
             continue  # the table may drop its own consumer; it is recreated on start
         with pytest.raises(NatsTimeout):
@@ -291,7 +303,7 @@ async def test_no_service_or_client_changes_or_removes_a_stream(nats_server, ser
 
 
 async def test_starting_services_never_changes_an_existing_streams_config(nats_server, client):
-    from services.app import SERVICES, Services
+    from zioncheck.services.wiring import SERVICES, Services
     running = await Services().start(SERVICES, nats_server.access)
     await running.stop()
     info = await client.js.stream_info(LOG)

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import nats
 import pytest
+from attacker import Attacker
 from nats.errors import TimeoutError as NatsTimeout
 
-from engine.scenario import load, run
-from services.access import Access
-from services.app import SERVICES, Services
-from services.embedded import free_port, reachable, server_binary
-from services.scenario_over_nats import play
-from services.topology import LOG, log_subject
-from attacker import Attacker
+from zioncheck.application.scenario import load, run
+from zioncheck.cli.scenario_over_nats import play
+from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.embedded import free_port, reachable, server_binary
+from zioncheck.services.bus.topology import LOG, log_subject
+from zioncheck.services.wiring import SERVICES, Services
 
 pytestmark = pytest.mark.security
 DEPLOY = Path(__file__).parent.parent.parent / "deploy"
@@ -26,7 +26,7 @@ EXAMPLE = Path(__file__).parent.parent / "scenarios" / "example.json"
 @pytest.fixture
 def shipped(tmp_path):
     deploy = shutil.copytree(DEPLOY, tmp_path / "deploy", ignore=shutil.ignore_patterns("secrets"))
-    made = subprocess.run([sys.executable, "-m", "cli.main", "credentials", "--deploy", str(deploy / "secrets")],
+    made = subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "credentials", "--deploy", str(deploy / "secrets")],
                           capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
     port = free_port()

@@ -9,11 +9,11 @@ Cards are written as one string, space separated ("8C 8D 8H"), or as a list.
 from collections import Counter
 from typing import NamedTuple
 
-from contracts import events as ev
-from domain import GameState, decide, evolve
-from domain.cards import decks_for
-from domain.dealing import dealer_of
-from domain.melds import set_rank
+from zioncheck.contracts import events as ev
+from zioncheck.domain import GameState, decide, evolve
+from zioncheck.domain.cards import decks_for
+from zioncheck.domain.dealing import dealer_of
+from zioncheck.domain.melds import set_rank
 
 
 def cards(text) -> list[str]:

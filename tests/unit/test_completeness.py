@@ -6,13 +6,13 @@ A command, event or reason added to contracts/ fails here, naming what it still 
 from collections.abc import Iterable
 from typing import get_args
 
-from contracts.commands import AnyCommand
-from contracts.events import AnyEvent
-from contracts.feed import FeedItem
-from contracts.reasons import REASONS, SENTENCES
-from domain.decide import DECIDERS
-from domain.evolve import EVOLVERS
-from domain.views.redact import PRIVATE, PUBLIC
+from zioncheck.contracts.commands import AnyCommand
+from zioncheck.contracts.events import AnyEvent
+from zioncheck.contracts.feed import FeedItem
+from zioncheck.contracts.reasons import REASONS, SENTENCES
+from zioncheck.domain.decide import DECIDERS
+from zioncheck.domain.evolve import EVOLVERS
+from zioncheck.domain.views.redact import PRIVATE, PUBLIC
 
 COMMANDS = get_args(AnyCommand)
 EVENTS = get_args(AnyEvent)

@@ -4,12 +4,12 @@ from typing import get_args
 import msgspec
 import pytest
 
-from contracts import events as ev
-from contracts import feed
-from contracts.feed import decode_feed_batch
-from contracts.log import encode
-from domain.views import feed_batch, redact
-from domain.views.redact import PRIVATE, PUBLIC
+from zioncheck.contracts import events as ev
+from zioncheck.contracts import feed
+from zioncheck.contracts.feed import decode_feed_batch
+from zioncheck.contracts.log import encode
+from zioncheck.domain.views import feed_batch, redact
+from zioncheck.domain.views.redact import PRIVATE, PUBLIC
 
 HANDS = [["8C", "8D", "8H", "JK"], ["AS", "2S", "3S", "4S"], ["QH", "QD", "10C", "KS"]]
 DEALT = ev.HandDealt(hand=2, dealer=1, hands=HANDS, stock=["5S", "6S", "7S"], discard=["9D"], commitment="c0ffee")

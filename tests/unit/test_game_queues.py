@@ -3,7 +3,7 @@ that change whenever the deliveries stop proving that nothing was missed."""
 import asyncio
 from types import SimpleNamespace
 
-from services.game_queues import GameQueues
+from zioncheck.services.bus.game_queues import GameQueues
 
 
 def delivered(game: str, consumer_seq: int, times: int = 1):

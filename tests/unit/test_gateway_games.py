@@ -3,10 +3,10 @@ and games followed only for seats' commands are bounded. A stand-in for NATS pla
 import asyncio
 from types import SimpleNamespace
 
-from contracts.commands import DrawStock, StartGame
-from contracts.events import Rejected
-from services.gateway.games import Games, TooManyOpen
-from services.gateway.wire import NewGame
+from zioncheck.contracts.commands import DrawStock, StartGame
+from zioncheck.contracts.events import Rejected
+from zioncheck.services.gateway.games import Games, TooManyOpen
+from zioncheck.services.gateway.wire import NewGame
 
 PERSON_GAME = NewGame(players=2, seats=["person", "person"])
 

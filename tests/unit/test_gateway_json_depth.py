@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from services.gateway.problems import MAX_DEPTH, HTTPProblem, decode_json, depth
+from zioncheck.services.gateway.problems import MAX_DEPTH, HTTPProblem, decode_json, depth
 
 
 def test_depth_counts_arrays_and_objects_but_not_brackets_inside_strings():

@@ -4,8 +4,8 @@ import stat
 
 import pytest
 
-from services.gateway import keys
-from services.gateway.keys import KeyRefused, Keyring, KeysError, parse
+from zioncheck.services.gateway import keys
+from zioncheck.services.gateway.keys import KeyRefused, Keyring, KeysError, parse
 
 ACME = "acme-key-0123456789abcdef"
 

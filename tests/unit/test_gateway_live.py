@@ -1,6 +1,6 @@
 """A game's hub: a spectator who joins gets the newest view and the latest moves, then every frame once."""
 
-from services.gateway.live import HISTORY, Hub, Spectator
+from zioncheck.services.gateway.live import HISTORY, Hub, Spectator
 
 
 def queued(spectator: Spectator) -> list[str]:

@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from services.gateway.limits import Buckets, Limiter, Limits, RateLimited
+from zioncheck.services.gateway.limits import Buckets, Limiter, Limits, RateLimited
 
 
 class Clock:

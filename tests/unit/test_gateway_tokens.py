@@ -4,8 +4,8 @@ import stat
 
 import pytest
 
-from services.gateway import tokens
-from services.gateway.tokens import TokenRefused, check_seat, issue, verify
+from zioncheck.services.gateway import tokens
+from zioncheck.services.gateway.tokens import TokenRefused, check_seat, issue, verify
 
 SECRET = b"sixteen or more bytes of secret"
 NOW = 1_800_000_000.0

@@ -2,12 +2,13 @@
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from contracts.commands import DEALER, MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, PLAY, Deal, DrawStock, StartGame
-from contracts.events import Rejected
-from contracts.log import encode
-from engine.intake import json_depth, read_command
+from zioncheck.application.reading import json_depth, read_command
+from zioncheck.contracts.commands import DEALER, MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, PLAY, Deal, DrawStock, StartGame
+from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.log import encode
 
 
 @pytest.mark.parametrize("data, says", [

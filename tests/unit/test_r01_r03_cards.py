@@ -3,12 +3,12 @@ from collections import Counter
 
 import pytest
 
-from contracts.commands import Discard, DrawStock, GoDown, StartGame
-from contracts.events import GameStarted
-from domain import GameState, decide, fold
-from domain.cards import NATURALS, canonical, decks_for, full_decks, hand_points, points
-from engine.dealer import Dealer, seeded
 from given import cards, dealt, hand_of, pile, play, refusal
+from zioncheck.application.seeds import Dealer, seeded
+from zioncheck.contracts.commands import Discard, DrawStock, GoDown, StartGame
+from zioncheck.contracts.events import GameStarted
+from zioncheck.domain import GameState, decide, fold
+from zioncheck.domain.cards import NATURALS, canonical, decks_for, full_decks, hand_points, points
 
 DECKS_BY_PLAYERS = {
     2: 2, 3: 2, 4: 2, 5: 2,

@@ -1,9 +1,9 @@
 """R4 sets, R5 runs, R6 jokers: what a meld is, and what it counts as at going down."""
 import pytest
 
-from contracts.commands import DrawStock, GoDown, SwapJoker
-from domain.melds import kinds, run_low
 from given import cards, dealt, kinds_on_table, melds_on_table, play, refusal
+from zioncheck.contracts.commands import DrawStock, GoDown, SwapJoker
+from zioncheck.domain.melds import kinds, run_low
 
 
 def read(text) -> tuple[str, ...]:

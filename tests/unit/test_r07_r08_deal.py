@@ -1,15 +1,15 @@
 """R7 six hands, their deal sizes and contracts; R8 seats, dealer, deal and first player."""
 import pytest
 
-from contracts.commands import Deal, DrawStock, GoDown, RevealSeed, StartGame
-from contracts.events import GameStarted, HandDealt, HandEnded, SeedRevealed
-from domain import GameState, decide
-from domain.dealing import deal_out
-from domain.fairness import commitment
-from domain.hands import CONTRACTS, HANDS_PER_GAME
-from engine.dealer import Dealer, seeded
-from engine.game import play_game
 from given import cards, dealt, given_state, hands_played, play, refusal
+from zioncheck.application.seeds import Dealer, seeded
+from zioncheck.application.simulation import play_game
+from zioncheck.contracts.commands import Deal, DrawStock, GoDown, RevealSeed, StartGame
+from zioncheck.contracts.events import GameStarted, HandDealt, HandEnded, SeedRevealed
+from zioncheck.domain import GameState, decide
+from zioncheck.domain.dealing import deal_out
+from zioncheck.domain.fairness import commitment
+from zioncheck.domain.hands import CONTRACTS, HANDS_PER_GAME
 
 DEALT = {1: 10, 2: 10, 3: 10, 4: 10, 5: 11, 6: 14}
 

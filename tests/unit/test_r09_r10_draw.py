@@ -1,6 +1,6 @@
 """R9 the order of a turn, R10 taking the discard."""
-from contracts.commands import Discard, DrawStock, GoDown, LayOff, TakeDiscard
 from given import cards, dealt, first_turns, hand_of, holds, pile, play, refusal
+from zioncheck.contracts.commands import Discard, DrawStock, GoDown, LayOff, TakeDiscard
 
 
 def three_seats(discard=""):

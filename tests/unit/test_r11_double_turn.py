@@ -1,7 +1,7 @@
 """R11: the hand's first player plays two full turns at once."""
-from contracts.commands import ClaimDiscard, Discard, DrawStock, TakeDiscard
-from contracts.events import ClaimWon
 from given import dealt, events_of, first_turns, holds, pile, play, refusal
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, TakeDiscard
+from zioncheck.contracts.events import ClaimWon
 
 
 def four_seats(dealer: int = 3, hand: int = 1):

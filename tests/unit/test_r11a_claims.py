@@ -1,7 +1,7 @@
 """R11a: out-of-turn claims on the top discard, their outcomes and their rejections."""
-from contracts.commands import ClaimDiscard, Discard, DrawStock, TakeDiscard
-from contracts.events import ClaimFailed, ClaimWon, DiscardClaimed, Rejected
 from given import dealt, discarded, drew, events_of, first_turns, hand_of, holds, pile, play, refusal, went_down
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, TakeDiscard
+from zioncheck.contracts.events import ClaimFailed, ClaimWon, DiscardClaimed, Rejected
 
 FIVE_HANDS = ("2C KH 3D", "AH 4D 6H", "3S 5C 8S", "7C 7D 9H", "QD QH 6S")
 STOCK = "9C 4C 10S JS QS 8D 5H"

@@ -1,10 +1,21 @@
 """R12 going down with exactly the contract; R12a two runs of one suit."""
 import pytest
 
-from contracts.commands import Discard, DrawStock, GoDown
-from contracts.events import Meld, WentDown
-from given import (cards, dealt, discarded, drew, first_turns, hand_of, kinds_on_table, melds_on_table, play,
-                   refusal, went_down)
+from given import (
+    cards,
+    dealt,
+    discarded,
+    drew,
+    first_turns,
+    hand_of,
+    kinds_on_table,
+    melds_on_table,
+    play,
+    refusal,
+    went_down,
+)
+from zioncheck.contracts.commands import Discard, DrawStock, GoDown
+from zioncheck.contracts.events import Meld, WentDown
 
 HAND_1 = "8C 8D 8H 5S 5H 5D 2C KH QS JK"
 

@@ -1,6 +1,6 @@
 """R13: laying off cards on melds already on the table."""
-from contracts.commands import Discard, DrawStock, GoDown, LayOff
 from given import cards, dealt, discarded, drew, hand_of, holds, melds_on_table, play, refusal, went_down
+from zioncheck.contracts.commands import Discard, DrawStock, GoDown, LayOff
 
 MINE = ("KC KD KH", "4H 5H 6H 7H")       # seat 0's set (0, 0) and run (0, 1)
 THEIRS = ("QC QD JK", "2C 3C 4C 5C")     # seat 1's set (1, 0) and run (1, 1)

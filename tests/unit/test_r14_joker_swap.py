@@ -1,8 +1,21 @@
 """R14: a joker in a run on the table may be taken by covering it with the card it stands for."""
-from contracts.commands import Discard, DrawStock, GoDown, LayOff, SwapJoker
-from contracts.events import JokerSwapped
-from given import (as_run, cards, dealt, discarded, drew, first_turns, hand_of, holds, melds_on_table, pile, play,
-                   refusal, went_down)
+from given import (
+    as_run,
+    cards,
+    dealt,
+    discarded,
+    drew,
+    first_turns,
+    hand_of,
+    holds,
+    melds_on_table,
+    pile,
+    play,
+    refusal,
+    went_down,
+)
+from zioncheck.contracts.commands import Discard, DrawStock, GoDown, LayOff, SwapJoker
+from zioncheck.contracts.events import JokerSwapped
 
 SEAT_0 = "7C 9C QH 2D 3D"
 SEAT_2 = "7C 6C 8H 4H AH"

@@ -1,7 +1,7 @@
 """R15: going out by discarding the last card, and the hand's scores."""
-from contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
-from contracts.events import Discarded, HandEnded
 from given import cards, dealt, discarded, drew, events_of, hand_of, play, refusal, went_down
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
+from zioncheck.contracts.events import Discarded, HandEnded
 
 CONTRACT = {
     1: ["8C 8D 8H", "5S 5H 5D"],

@@ -1,10 +1,11 @@
 """R16: an empty stock. The pile below its top becomes the stock; with nothing to reshuffle the hand ends."""
-from contracts.commands import Discard, DrawStock, Reshuffle, TakeDiscard
-from contracts.events import GameEnded, HandEnded, Rejected, StockDrawn, StockExhausted, StockReshuffled
-from domain.drawing import MAX_RESHUFFLES
-from engine.dealer import Dealer, reshuffle_order, seeded
-from engine.table import Table
 from given import claimed, dealt, discarded, drew, given_state, holds, play, refusal
+from zioncheck.application.seeds import Dealer, seeded
+from zioncheck.application.turns import InProcessTable
+from zioncheck.contracts.commands import Discard, DrawStock, Reshuffle, TakeDiscard
+from zioncheck.contracts.events import GameEnded, HandEnded, Rejected, StockDrawn, StockExhausted, StockReshuffled
+from zioncheck.domain.drawing import MAX_RESHUFFLES
+from zioncheck.domain.seeded import reshuffle_order
 
 
 def dry_stock(pile: str = "2C 3C 4C KH", stock: str = ""):
@@ -18,8 +19,8 @@ def claim_pending_on_a_dry_stock():
     return dry_stock("2C 3C", stock="9C") + [drew(0, "9C"), discarded(0, "KH"), claimed(1, "KH")]
 
 
-def at_table(given, seed: str = "r16") -> Table:
-    return Table(dealer=Dealer(seeded(seed, "reshuffle")), state=given_state(given))
+def at_table(given, seed: str = "r16") -> InProcessTable:
+    return InProcessTable(dealer=Dealer(seeded(seed, "reshuffle")), state=given_state(given))
 
 
 # --- the pure rules: the draw waits for the dealer -------------------------------------

@@ -1,10 +1,10 @@
 """R17: after hand 6 the lowest total wins; a tie is shared."""
 import pytest
 
-from contracts.commands import Deal, Discard, DrawStock, GoDown
-from contracts.events import GameEnded, HandDealt, HandEnded
-from engine.game import play_game
 from given import cards, dealt, events_of, play, refusal
+from zioncheck.application.simulation import play_game
+from zioncheck.contracts.commands import Deal, Discard, DrawStock, GoDown
+from zioncheck.contracts.events import GameEnded, HandDealt, HandEnded
 
 LAST_CONTRACT = ["3S 4S 5S 6S", "9H 10H JH QH", "8C 8D 8H", "KC KD KH"]
 

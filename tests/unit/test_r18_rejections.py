@@ -2,15 +2,24 @@
 import msgspec
 import pytest
 
-from contracts.commands import (
-    ClaimDiscard, Deal, Discard, DrawStock, GoDown, LayOff, Reshuffle, StartGame, SwapJoker, TakeDiscard,
-)
-from contracts.events import Rejected
-from contracts.log import decode_event, encode
-from contracts.reasons import explain, explain_refusal
-from domain import GameState, decide
-from domain.refusal import REASONS
 from given import cards, dealt, discarded, drew, first_turns, given_state, play, refusal, went_down
+from zioncheck.contracts.commands import (
+    ClaimDiscard,
+    Deal,
+    Discard,
+    DrawStock,
+    GoDown,
+    LayOff,
+    Reshuffle,
+    StartGame,
+    SwapJoker,
+    TakeDiscard,
+)
+from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.log import decode_event, encode
+from zioncheck.contracts.reasons import explain, explain_refusal
+from zioncheck.domain import GameState, decide
+from zioncheck.domain.refusal import REASONS
 
 SEAT_0 = "8C 8D 8H 5S 5H 5D 2C KH QS JK"
 SEAT_1 = "AH 4D 6H 9S QC 3D 7H AD 9D 2S"

@@ -1,13 +1,23 @@
 """Views: given events, when commands, then what a spectator or one seat sees."""
 import msgspec
 
-from contracts import events as ev
-from contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, SwapJoker, TakeDiscard
-from contracts.log import Batch, encode
-from contracts.views import REFUSALS_KEPT, ClaimOutcome, ClaimsSettled, Contract, DealRecord, HandScore, SeatRefusal
-from contracts.views import TableMeld, decode_public_view, decode_seat_view
-from domain.views import Projection, advance, feed_batch, project, public_view, seat_view
 from given import cards, dealt, first_turns, hand_ended, play
+from zioncheck.contracts import events as ev
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, SwapJoker, TakeDiscard
+from zioncheck.contracts.log import Batch, encode
+from zioncheck.contracts.views import (
+    REFUSALS_KEPT,
+    ClaimOutcome,
+    ClaimsSettled,
+    Contract,
+    DealRecord,
+    HandScore,
+    SeatRefusal,
+    TableMeld,
+    decode_public_view,
+    decode_seat_view,
+)
+from zioncheck.domain.views import Projection, advance, feed_batch, project, public_view, seat_view
 
 FOUR_HANDS = ("2C KH 3D 8C 8D 8H 5S 5H 5D", "AH 4D 6H", "3S 5C 8S", "7C 7D 9H")
 STOCK = "9C 4C 10S JS QS 8D 5H"

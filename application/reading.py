@@ -1,0 +1,102 @@
+"""Reading a command off the wire, the same way in process and in the table service.
+
+Whatever the bytes, the answer is a command or a `bad_command` refusal saying why:
+nothing a sender puts in a message can make the table fail on it. Size and nesting
+are bounded before anything is decoded.
+"""
+import msgspec
+
+from zioncheck.contracts.commands import (
+    DEALER,
+    MAX_COMMAND_BYTES,
+    MAX_COMMAND_DEPTH,
+    ORIGINS,
+    PLAY,
+    Command,
+    Deal,
+    Reshuffle,
+    RevealSeed,
+    StartGame,
+)
+from zioncheck.contracts.events import AnyEvent, Rejected
+from zioncheck.contracts.log import decode_command
+from zioncheck.domain.decide import rejection
+
+DEALER_ONLY = (Deal, Reshuffle, RevealSeed)
+
+
+def read_command(data: bytes, origin: str = PLAY, game: str | None = None) -> Command | Rejected:
+    """The command in `data` sent from `origin` to `game`, or an R18 bad_command rejection saying why not.
+
+    A game's start must name the game its subject names: one game can never start (or
+    overwrite the views of) another.
+    """
+    problem = _unfit(data)
+    if problem:
+        return Rejected(seat=None, command="unreadable", reason="bad_command", detail=problem)
+    try:
+        command = decode_command(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        return unreadable(data, error)
+    if origin not in ORIGINS:
+        return rejection(command, "bad_command", f"unknown origin {origin[:40]!r}")
+    if isinstance(command, DEALER_ONLY) != (origin == DEALER):
+        detail = ("only the dealer deals, reshuffles and reveals seeds" if origin == PLAY else
+                  "the dealer's subject carries only deals, reshuffles and seed reveals")
+        return rejection(command, "bad_command", detail)
+    if game is not None and isinstance(command, StartGame) and command.game_id != game:
+        return rejection(command, "bad_command", f"game_id {command.game_id[:80]!r} is not this game, {game!r}")
+    return command
+
+
+def _unfit(data: bytes) -> str:
+    """Why these bytes are not even worth decoding, or ""."""
+    if not data:
+        return "not a command: the message is empty"
+    if len(data) > MAX_COMMAND_BYTES:
+        return f"not a command: {len(data)} bytes, more than {MAX_COMMAND_BYTES}"
+    if json_depth(data) > MAX_COMMAND_DEPTH:
+        return f"not a command: JSON nested deeper than {MAX_COMMAND_DEPTH}"
+    return ""
+
+
+def json_depth(data: bytes) -> int:
+    """How deep JSON arrays and objects nest in `data` (brackets inside strings do not count)."""
+    if data.count(b"[") + data.count(b"{") <= MAX_COMMAND_DEPTH:
+        return 0  # cannot be deeper than the bound: skip the scan, as for nearly every command
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:      # backslash
+                escaped = True
+            elif byte == 0x22:      # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
+def unreadable(data: bytes, error: Exception) -> Rejected:
+    """bad_command for bytes that are no command, naming the seat and type where they can be read."""
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        raw = None
+    fields = raw if isinstance(raw, dict) else {}
+    seat = fields.get("seat") if type(fields.get("seat")) is int else None
+    kind = fields.get("type")
+    command = kind[:40] if isinstance(kind, str) else "unreadable"
+    return Rejected(seat=seat, command=command, reason="bad_command", detail=f"not a command: {error}"[:300])
+
+
+def stock_empty(events: list[AnyEvent]) -> bool:
+    """The draw waits for the dealer's reshuffle (R16)."""
+    return len(events) == 1 and isinstance(events[0], Rejected) and events[0].reason == "stock_empty"

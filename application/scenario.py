@@ -1,0 +1,102 @@
+"""The rules oracle: play one hand from a stacked deal (format: docs/scenarios.md)."""
+import msgspec
+
+from zioncheck.application.reading import read_command
+from zioncheck.application.seeds import Dealer
+from zioncheck.application.turns import InProcessTable
+from zioncheck.contracts.events import AnyEvent, GameStarted, HandDealt, Rejected
+from zioncheck.domain import GameState, fold
+from zioncheck.domain.cards import canonical, decks_for
+from zioncheck.domain.hands import HANDS_PER_GAME
+
+
+class ScenarioError(ValueError):
+    """The scenario file itself is malformed (exit 2), as opposed to a refused command."""
+
+
+class Scenario(msgspec.Struct):
+    players: int
+    hands: list[list[str]]
+    stock: list[str]
+    commands: list[msgspec.Raw]
+    hand: int = 1
+    dealer: int | None = None
+    discard: list[str] = []
+    seed: int = 0
+
+
+def load(data: bytes) -> Scenario:
+    try:
+        scenario = msgspec.json.decode(data, type=Scenario)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise ScenarioError(f"not a scenario: {error}") from None
+    _check(scenario)
+    return scenario
+
+
+def _check(s: Scenario) -> None:
+    if s.players < 2:
+        raise ScenarioError(f"players must be at least 2, not {s.players}")
+    if not 1 <= s.hand <= HANDS_PER_GAME:
+        raise ScenarioError(f"hand must be 1..{HANDS_PER_GAME}, not {s.hand}")
+    if len(s.hands) != s.players or not all(s.hands):
+        raise ScenarioError(f"hands must give at least one card to each of {s.players} seats")
+    if s.dealer is not None and not 0 <= s.dealer < s.players:
+        raise ScenarioError(f"dealer must be a seat 0..{s.players - 1}, not {s.dealer}")
+    if not 0 <= s.seed < 2**256:
+        raise ScenarioError(f"seed must be an integer from 0 to 2**256 - 1, not {s.seed}")
+    piles = [(f"hands[{i}]", h) for i, h in enumerate(s.hands)] + [("stock", s.stock), ("discard", s.discard)]
+    for where, cards in piles:
+        bad = [c for c in cards if canonical(c) is None]
+        if bad:
+            raise ScenarioError(f"{where} holds {bad[0]!r}, which is not a card (R2)")
+
+
+def given(s: Scenario) -> GameState:
+    """The stacked deal as the events that would have led to it."""
+    dealer = s.players - 1 if s.dealer is None else s.dealer
+    first_dealer = (dealer - (s.hand - 1)) % s.players
+    deal = HandDealt(hand=s.hand, dealer=dealer, hands=[_cards(h) for h in s.hands], stock=_cards(s.stock),
+                     discard=_cards(s.discard))
+    started = GameStarted(game_id="scenario", players=s.players, decks=decks_for(s.players),
+                          dealer=first_dealer, first_hand=s.hand, stacked=True)
+    return fold(GameState(), [started, deal])
+
+
+def _cards(texts: list[str]) -> list[str]:
+    """The cards in canonical form (R2); _check has made sure each text is a card."""
+    return [card for card in map(canonical, texts) if card is not None]
+
+
+def run(s: Scenario) -> dict:
+    table = InProcessTable(dealer=Dealer(lambda hand: f"{s.seed:064x}"), state=given(s))
+    results = []
+    for index, raw in enumerate(s.commands):
+        command = read_command(bytes(raw))
+        events: list[AnyEvent] = [command] if isinstance(command, Rejected) else table.handle(command, cause=index)
+        results.append(result(index, events))
+    return {"results": results, "state": view(table.state)}
+
+
+def result(index: int, events: list[AnyEvent]) -> dict:
+    if len(events) == 1 and isinstance(events[0], Rejected):
+        return {"index": index, "accepted": False, "reason": events[0].reason, "detail": events[0].detail}
+    return {"index": index, "accepted": True, "events": msgspec.to_builtins(events)}
+
+
+def view(state: GameState) -> dict:
+    """The state block of docs/scenarios.md."""
+    return {
+        "hand": state.hand,
+        "turn": state.turn,
+        "drawn": state.drawn,
+        "hands": [list(h) for h in state.hands],
+        "table": [{"owner": m.owner, "index": m.index, "kind": m.kind, "cards": list(m.cards)} for m in state.table],
+        "discard": list(state.discard),
+        "stock_count": len(state.stock),
+        "down": [seat for seat, down in enumerate(state.down) if down],
+        "over": state.hand_over,
+        "winner": state.winner,
+        "scores": list(state.scores) if state.scores is not None else None,
+        "stuck": list(state.stuck),
+    }

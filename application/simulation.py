@@ -1,0 +1,67 @@
+"""Whole games between bots, in process: what `zioncheck simulate` plays."""
+import random
+
+from zioncheck.application.seeds import Dealer, seeded
+from zioncheck.application.turns import InProcessTable
+from zioncheck.bots import Bot, make_bot
+from zioncheck.contracts.commands import Command, StartGame
+from zioncheck.contracts.events import AnyEvent, Discarded, HandEnded, Rejected
+from zioncheck.contracts.log import Entry
+
+# A hand in which no seat ever goes out and the pile never runs dry could go on
+# for ever between bots that never go down; a simulation gives up on it instead.
+MAX_COMMANDS_PER_HAND = 20_000
+
+
+class GameStalled(RuntimeError):
+    pass
+
+
+def game_rng(seed: int | str, game_id: str) -> random.Random:
+    return random.Random(f"{seed}/{game_id}/bots")
+
+
+def play_game(bot_names: list[str], seed: int | str, game_id: str) -> InProcessTable:
+    """One six-hand game; the same seed, bots and id give the same log, byte for byte."""
+    rng = game_rng(seed, game_id)
+    bots = [make_bot(name, rng) for name in bot_names]
+    dealer = Dealer(seeded(seed, game_id))
+    table = InProcessTable(dealer=dealer)
+    table.handle(StartGame(game_id=game_id, players=len(bots)))
+    while not table.state.game_over:
+        table.handle(dealer.deal(table.state))
+        _play_hand(table, bots, rng)
+        table.handle(dealer.reveal(table.state.hand))
+    return table
+
+
+def _play_hand(table: InProcessTable, bots: list[Bot], rng: random.Random) -> None:
+    for _ in range(MAX_COMMANDS_PER_HAND):
+        state = table.state
+        if state.hand_over:
+            return
+        seat = state.turn
+        events = _send(table, bots[seat].move(state, seat))
+        if any(isinstance(e, Discarded) for e in events) and not table.state.hand_over:
+            _out_of_turn(table, bots, rng, discarder=seat)
+    raise GameStalled(f"hand {table.state.hand} of {table.state.game_id} ran past {MAX_COMMANDS_PER_HAND} commands")
+
+
+def _out_of_turn(table: InProcessTable, bots: list[Bot], rng: random.Random, discarder: int) -> None:
+    """After a discard the other seats may claim it (R11a) or swap jokers (R14), in random order."""
+    seats = [s for s in range(len(bots)) if s not in (discarder, table.state.turn)]
+    rng.shuffle(seats)
+    for seat in seats:
+        for command in bots[seat].out_of_turn(table.state, seat):
+            _send(table, command)
+
+
+def _send(table: InProcessTable, command: Command) -> list[AnyEvent]:
+    events = table.handle(command)
+    if len(events) == 1 and isinstance(events[0], Rejected):
+        raise AssertionError(f"bot move refused: {command} -> {events[0].reason}: {events[0].detail}")
+    return events
+
+
+def hand_results(log: list[Entry]) -> list[HandEnded]:
+    return [e.event for e in log if isinstance(e.event, HandEnded)]

@@ -1,0 +1,77 @@
+"""A command's turn at the table: decide, and when R16 empties the stock, ask for a reshuffle
+and decide again. This step exists once; the table in process (below) and the table service
+(services/table) both drive it, one asking a Dealer in process, the other the dealer service.
+"""
+from collections.abc import Awaitable, Callable, Generator
+
+from zioncheck.application.reading import stock_empty
+from zioncheck.application.seeds import Dealer
+from zioncheck.contracts.commands import Command, Reshuffle
+from zioncheck.contracts.dealer import ReshuffleRequest
+from zioncheck.contracts.events import AnyEvent
+from zioncheck.contracts.log import Entry
+from zioncheck.domain import GameState, decide, evolve, fold
+
+# A turn yields the reshuffle it needs and is sent the dealer's answer (None: no dealer here).
+Turn = Generator[ReshuffleRequest, Reshuffle | None, list[AnyEvent]]
+
+
+def turn(state: GameState, command: Command) -> Turn:
+    """The events `command` causes in `state`, reshuffling first if its draw finds the stock empty."""
+    events = decide(state, command)
+    if not stock_empty(events):
+        return events
+    reshuffle = yield ReshuffleRequest(game_id=state.game_id, hand=state.hand, reshuffle=state.reshuffles + 1,
+                                       count=len(state.discard) - 1)
+    if reshuffle is None:  # no dealer to ask (a scenario stacks its own stock): the draw stays refused
+        return events
+    reshuffled = decide(state, reshuffle)
+    return reshuffled + decide(fold(state, reshuffled), command)
+
+
+def play_turn(state: GameState, command: Command,
+              dealer: Callable[[ReshuffleRequest], Reshuffle | None]) -> list[AnyEvent]:
+    """Drive a turn to its end, answering its reshuffle requests at once."""
+    steps = turn(state, command)
+    try:
+        request = next(steps)
+        while True:
+            request = steps.send(dealer(request))
+    except StopIteration as done:
+        return done.value
+
+
+async def play_turn_async(state: GameState, command: Command,
+                          dealer: Callable[[ReshuffleRequest], Awaitable[Reshuffle]]) -> list[AnyEvent]:
+    """Drive a turn to its end, awaiting each reshuffle the dealer sends back."""
+    steps = turn(state, command)
+    try:
+        request = next(steps)
+        while True:
+            request = steps.send(await dealer(request))
+    except StopIteration as done:
+        return done.value
+
+
+class InProcessTable:
+    """One game's state and log in process, fed commands one at a time: the scenario oracle's
+    and the simulator's table."""
+
+    def __init__(self, dealer: Dealer | None = None, state: GameState | None = None):
+        self.dealer = dealer
+        self.state = state or GameState()
+        self.log: list[Entry] = []
+
+    def handle(self, command: Command, cause: int | None = None) -> list[AnyEvent]:
+        """Apply one command; returns the events it produced (a Rejected when refused)."""
+        cause = len(self.log) if cause is None else cause
+        return self.record(play_turn(self.state, command, self._reshuffle), cause)
+
+    def _reshuffle(self, request: ReshuffleRequest) -> Reshuffle | None:
+        return None if self.dealer is None else self.dealer.reshuffle(self.state)
+
+    def record(self, events: list[AnyEvent], cause: int) -> list[AnyEvent]:
+        for event in events:
+            self.state = evolve(self.state, event)
+            self.log.append(Entry(seq=len(self.log) + 1, cause=cause, event=event))
+        return events

@@ -1,0 +1,331 @@
+"""The AsyncAPI 3.0 document of the NATS side, generated from contracts/ and the topology.
+
+FastStream cannot describe msgspec Structs, so the payload schemas come from
+msgspec.json.schema_components and the addresses from services/bus/topology.py's subject
+functions. docs/asyncapi.json is the committed copy; `zioncheck asyncapi -o
+docs/asyncapi.json` regenerates it, and tests/test_asyncapi.py fails when it drifts.
+
+msgspec writes JSON Schema 2020-12 with OpenAPI's discriminator object; AsyncAPI 3.0's
+default schema format builds on draft-07, so `_draft07` rewrites those two constructs:
+a tuple's prefixItems become an items array, and a tagged union's discriminator
+becomes AsyncAPI's form, the tag's property name, declared and required.
+
+Operations are written from the side of the table's clients: a platform sends
+commands and receives views, the feed, scores, standings and refusals; the house's
+own services also receive the log; the dealer also sends dealer commands and answers
+reshuffle requests.
+
+To document a new message, add one line to MESSAGES (and, for a new subject, one
+line to CHANNELS and one to OPERATIONS).
+"""
+import json
+import re
+from dataclasses import dataclass
+from importlib.metadata import version
+from typing import Literal
+
+import msgspec
+
+from zioncheck.contracts.commands import DEALER, PLAY, DealerCommand, Reshuffle, SeatCommand, StartGame
+from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
+from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.feed import FeedBatch
+from zioncheck.contracts.log import Batch
+from zioncheck.contracts.scores import HandScored, Standings
+from zioncheck.contracts.views import PublicView, SeatView
+from zioncheck.services.bus.topology import (
+    BATCH_HEADER,
+    COMMANDS,
+    FEED,
+    LOG,
+    RESHUFFLE,
+    SCORES,
+    STANDINGS,
+    VIEWS,
+    command_subject,
+    feed_subject,
+    log_subject,
+    public_view_key,
+    rejected_subject,
+    score_subject,
+    seat_view_key,
+    stream_configs,
+)
+from zioncheck.services.wiring import SPECS
+
+REGENERATE = "zioncheck asyncapi -o docs/asyncapi.json"
+GAME = "{game}"   # the channel parameters, as AsyncAPI writes them in an address
+SEAT = "{seat}"
+PARAMETERS = {
+    "game": {"description": "The game id: one subject token of letters, digits, - and _ (at most 64 characters).",
+             "examples": ["table-7"]},
+    "seat": {"description": "A seat number, 0 to the game's players - 1.", "examples": ["2"]},
+    "kind": {"description": ("`hand` for a batch that starts the game or ends a hand, `move` for any other. "
+                             "Subscribe to zc.log.<game>.* for a game's whole log, in order."),
+             "enum": ["hand", "move"], "examples": ["move"]},
+}
+KIND = "{kind}"
+SCHEMAS = "#/components/schemas/{name}"
+
+
+def _duplicate_window(stream: str) -> float:
+    return next(c.duplicate_window for c in stream_configs() if c.name == stream)
+
+
+@dataclass(frozen=True)
+class Header:
+    name: str
+    description: str
+    required: bool = False
+    values: tuple[str, ...] = ()
+    pattern: str = ""
+
+
+@dataclass(frozen=True)
+class Channel:
+    address: str | None   # None: the requester's reply inbox
+    title: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Operation:
+    action: Literal["send", "receive"]
+    channel: str
+    summary: str
+    reply: str = ""       # the channel an answer goes back on
+
+
+@dataclass(frozen=True)
+class Message:
+    operation: str        # the operation that carries it (its reply, when `reply`)
+    payload: object       # a Struct, or a union of Structs named by `name`
+    summary: str
+    headers: tuple[Header, ...] = ()
+    name: str = ""
+    reply: bool = False
+
+    @property
+    def schema(self) -> str:
+        return self.name or self.payload.__name__
+
+
+COMMAND_ID = Header("Nats-Msg-Id", (
+    f"Optional. A sender's id for this command: JetStream stores the first publish with a given id "
+    f"and acks a repeat within {_duplicate_window(COMMANDS):g} s as a duplicate carrying the first one's "
+    f"seq, so a publish can be retried without playing the command twice."))
+DEALER_ID = Header("Nats-Msg-Id", "deal:<game>:<hand> or reveal:<game>:<hand>: one deal and one reveal per hand.")
+LOG_ID = Header("Nats-Msg-Id", "<game>:<cause>: the table's append id, one batch per command.", required=True)
+LOG_GUARD = Header("Nats-Expected-Last-Subject-Sequence", (
+    "The log's previous sequence for this game when the table appended: the single-writer guard."),
+    required=True, pattern="^[0-9]+$")
+LOG_NUMBER = Header(BATCH_HEADER, (
+    "The batch's number in its game's log, from 1: a reader on zc.live.<game>.* that sees a gap "
+    "reads the missing batches back from the stream."), required=True, pattern="^[1-9][0-9]*$")
+LOG_GUARD_SUBJECT = Header("Nats-Expected-Last-Subject-Sequence-Subject", (
+    "zc.log.<game>.*: the guard counts both kinds of the game's batches."), required=True)
+SCORE_ID = Header("Nats-Msg-Id", "score:<game>:<hand>: one score message per hand.", required=True)
+FEED_ID = Header("Nats-Msg-Id", (
+    "feed:<game>:<seq>: one message per log batch; a rebuild (zioncheck rebuild-views --feed) "
+    "republishes without it, so a reader drops any seq it has already applied."))
+CAUSE = Header("Zc-Cause", (
+    "The commands-stream sequence (publish ack seq) of the refused command, in decimal."),
+    required=True, pattern="^[1-9][0-9]*$")
+
+CHANNELS = {
+    "commands": Channel(command_subject(GAME, PLAY), "Commands", (
+        f"Commands for one game (stream {COMMANDS}): a game's start and its seats' moves. Only the "
+        "platform, gateway and bots logins may publish here. The stream sequence totally orders a "
+        "game's commands, whatever their subject; the publish ack's seq is the command's number, "
+        "which comes back as the `cause` of its batch in the log: the views show it as `applied` once "
+        "folded, and a seat's view lists the seat's refusals by it. Larger than 16 KiB, empty, nested deeper "
+        "than 8, or not a command: refused as bad_command, never retried.")),
+    "dealerCommands": Channel(command_subject(GAME, DEALER), "Dealer commands", (
+        f"The dealer's deals and seed reveals for one game (stream {COMMANDS}, ordered with the "
+        "seats' commands). Only the dealer's login may publish here: the table takes authority from "
+        "the subject, never from a header. A deal or reveal on any other subject is refused.")),
+    "log": Channel(log_subject(GAME, KIND), "Game log", (
+        f"The game log (stream {LOG}): append-only, written by the table only, one Batch per "
+        "command of a started game, accepted or refused (R18). `cause` is the command's publish "
+        "ack seq. Follow zc.log.<game>.* for all of it; zc.log.*.hand carries only the batches "
+        "that start a game or end a hand. Once stored, each batch is republished on core NATS at "
+        "zc.live.<game>.<kind> (headers Nats-Sequence and Zc-Batch added): the cheap way to follow "
+        "a game live. A core subscriber on zc.log.> would also hear appends the stream refused. "
+        "It holds every hand's cards: only the house's own services may read it; platforms and "
+        "spectators read the views and the feed.")),
+    "scores": Channel(score_subject(GAME), "Scores", f"Per-hand scores and running totals (stream {SCORES})."),
+    "rejected": Channel(rejected_subject(GAME), "Refusals outside a game", (
+        "Core NATS, not stored: refusals of commands for a game that was never started (a "
+        "StartGame the rules refuse among them), which has no log to hold them. Zc-Cause names "
+        "the refused command.")),
+    "standings": Channel(f"$KV.{STANDINGS}.{GAME}", "Standings", (
+        f"The KV bucket {STANDINGS}, key <game>: the game's latest standings, put when a game "
+        "starts, a hand ends or the game ends. Read it with `kv.get(game)` or `kv.watch(game)` "
+        f"on `js.key_value(\"{STANDINGS}\")`; each put is a message on this subject.")),
+    "feed": Channel(feed_subject(GAME), "Public feed", (
+        f"The redacted public feed (stream {FEED}), written by the projector: one FeedBatch per log "
+        "batch with anything public in it, each event as a spectator may see it. A stock draw names "
+        "no card, a deal shows hand sizes, the stock count and the commitment, a reshuffle the new "
+        "stock's size; refusals are left out. `seq` is the log batch's number (from 1), the views' "
+        "count: replay the stream from the start, or from after a view's seq.")),
+    "publicView": Channel(f"$KV.{VIEWS}.{public_view_key(GAME)}", "Public view", (
+        f"The KV bucket {VIEWS}, key <game>.public: all a spectator may know of the game, put by the "
+        "projector as the log grows (batches close together share one put). Read it with "
+        f"`kv.get` or `kv.watch` on `js.key_value(\"{VIEWS}\")`; keep the highest `seq`. `applied` is "
+        "the command whose batch was folded last: a command whose publish ack seq is at most "
+        "`applied` has been handled.")),
+    "seatView": Channel(f"$KV.{VIEWS}.{seat_view_key(GAME, SEAT)}", "Seat view", (
+        f"The KV bucket {VIEWS}, key <game>.seat.<seat>: the public view plus that seat's own cards "
+        "and its latest refusals (R18), whose details may name its cards. Once `public.applied` is at "
+        "least a command's publish ack seq, the command was refused if a refusal has that seq as "
+        "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway).")),
+    "reshuffle": Channel(RESHUFFLE, "Reshuffle requests", (
+        "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer). Only "
+        "the table may ask and only the dealer may listen; the dealer answers only for a live hand "
+        "whose stock is empty, with the count of that hand's real pile.")),
+    "reshuffleReply": Channel(None, "Reshuffle replies", "The requester's reply inbox."),
+}
+
+OPERATIONS = {
+    "sendCommand": Operation("send", "commands", "A platform opens a game and sends its seats' moves."),
+    "sendDealerCommand": Operation("send", "dealerCommands",
+                                   "The dealer deals each hand, reshuffles and reveals seeds."),
+    "receiveLog": Operation("receive", "log", "The house's services follow a game's log, each batch with its cause."),
+    "receiveScores": Operation("receive", "scores", "Follow a game's per-hand scores."),
+    "receiveRejected": Operation("receive", "rejected", "Hear refusals of commands for games never started."),
+    "receiveStandings": Operation("receive", "standings", "Read or watch a game's standings."),
+    "receiveFeed": Operation("receive", "feed", "Follow a game as a spectator sees it, or replay it."),
+    "receivePublicView": Operation("receive", "publicView", "Read or watch a game's public view."),
+    "receiveSeatView": Operation("receive", "seatView", "Read or watch one seat's view: its cards and the "
+                                 "outcome of its commands."),
+    "replyReshuffle": Operation("receive", "reshuffle", "The dealer answers the table's R16 reshuffle request.",
+                                reply="reshuffleReply"),
+}
+
+MESSAGES = [
+    Message("sendCommand", StartGame, "Open a game.", (COMMAND_ID,)),
+    Message("sendCommand", SeatCommand, "A seat's move (docs/scenarios.md).", (COMMAND_ID,), name="SeatCommand"),
+    Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
+            (DEALER_ID,), name="DealerCommand"),
+    Message("receiveLog", Batch, "The events one command caused, appended atomically.",
+            (LOG_ID, LOG_GUARD, LOG_GUARD_SUBJECT, LOG_NUMBER)),
+    Message("receiveScores", HandScored, "One hand's scores, once per hand (R15, R16).", (SCORE_ID,)),
+    Message("receiveRejected", Rejected, "A refusal (R18) of a command for a game that was never started.", (CAUSE,)),
+    Message("receiveStandings", Standings, "A game's standings (R17)."),
+    Message("receiveFeed", FeedBatch, "The public side of one log batch.", (FEED_ID,)),
+    Message("receivePublicView", PublicView, "A game's public view: no card not on the table or the pile."),
+    Message("receiveSeatView", SeatView, "One seat's view: the public view, the seat's cards and its refusals."),
+    Message("replyReshuffle", ReshuffleRequest, "How many cards lie below the pile's top card."),
+    Message("replyReshuffle", Reshuffle, "The order of the new stock.", reply=True),
+    Message("replyReshuffle", ReshuffleRefused, "No order: the reshuffle asked is not due.", reply=True),
+]
+
+
+def _lower(name: str) -> str:
+    return name[0].lower() + name[1:]
+
+
+def _headers(headers: tuple[Header, ...]) -> dict:
+    properties = {}
+    for h in headers:
+        schema = {"type": "string", "description": h.description}
+        if h.values:
+            schema["enum"] = list(h.values)
+        if h.pattern:
+            schema["pattern"] = h.pattern
+        properties[h.name] = schema
+    required = [h.name for h in headers if h.required]
+    return {"type": "object", "properties": properties} | ({"required": required} if required else {})
+
+
+def _draft07(schema):
+    """msgspec's JSON Schema in AsyncAPI's draft-07 based format (see the module's docstring)."""
+    if isinstance(schema, list):
+        return [_draft07(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _draft07(value) for key, value in schema.items()}
+    if "prefixItems" in out:
+        out["items"] = out.pop("prefixItems")
+        out["additionalItems"] = False
+    if isinstance(out.get("discriminator"), dict):
+        tag = out["discriminator"]["propertyName"]
+        out["discriminator"] = tag
+        out["properties"] = {tag: {"enum": list(schema["discriminator"]["mapping"])}}
+        out["required"] = [tag]
+    return out
+
+
+def schemas() -> dict:
+    """Every payload's schema, named as in contracts/, with the Structs they refer to."""
+    tops, components = msgspec.json.schema_components([m.payload for m in MESSAGES], ref_template=SCHEMAS)
+    for message, top in zip(MESSAGES, tops, strict=True):
+        if top != {"$ref": SCHEMAS.format(name=message.schema)}:
+            components[message.schema] = top   # a union: msgspec gives it inline
+    return {name: _draft07(schema) for name, schema in components.items()}
+
+
+def _channel_of(message: Message) -> str:
+    operation = OPERATIONS[message.operation]
+    return operation.reply if message.reply else operation.channel
+
+
+def _message_ref(message: Message) -> dict:
+    return {"$ref": f"#/channels/{_channel_of(message)}/messages/{_lower(message.schema)}"}
+
+
+def document() -> dict:
+    channels = {}
+    for key, channel in CHANNELS.items():
+        channels[key] = {"address": channel.address, "title": channel.title, "description": channel.description,
+                         "messages": {_lower(m.schema): {"$ref": f"#/components/messages/{m.schema}"}
+                                      for m in MESSAGES if _channel_of(m) == key}}
+        named = re.findall(r"\{(\w+)\}", channel.address or "")
+        if named:
+            channels[key]["parameters"] = {name: {"$ref": f"#/components/parameters/{name}"} for name in named}
+    operations = {}
+    for key, operation in OPERATIONS.items():
+        operations[key] = {"action": operation.action, "channel": {"$ref": f"#/channels/{operation.channel}"},
+                           "summary": operation.summary,
+                           "messages": [_message_ref(m) for m in MESSAGES if m.operation == key and not m.reply]}
+        if operation.reply:
+            operations[key]["reply"] = {
+                "channel": {"$ref": f"#/channels/{operation.reply}"},
+                "messages": [_message_ref(m) for m in MESSAGES if m.operation == key and m.reply]}
+    messages = {}
+    for m in MESSAGES:
+        messages[m.schema] = {"name": m.schema, "title": m.schema, "summary": m.summary,
+                              "contentType": "application/json",
+                              "payload": {"$ref": SCHEMAS.format(name=m.schema)}}
+        if m.headers:
+            messages[m.schema]["headers"] = _headers(m.headers)
+    return {
+        "asyncapi": "3.0.0",
+        "info": {
+            "title": "Zioncheck Table",
+            "version": version("zioncheck"),
+            "description": (
+                "The NATS side of the Zioncheck Table wire contract: an event-sourced contract-rummy table. "
+                "Payloads are JSON encoded by msgspec from contracts/; commands and events carry their "
+                "kind in `type`. Operations are written from the side of the table's clients. A command's "
+                "publish ack seq is its number: the log batch that records its outcome has `cause` equal "
+                f"to it. Generated by `{REGENERATE}`; do not edit by hand."),
+        },
+        "defaultContentType": "application/json",
+        "x-services": services(),
+        "channels": channels,
+        "operations": operations,
+        "components": {"messages": messages, "schemas": schemas(), "parameters": PARAMETERS},
+    }
+
+
+def services() -> list[dict]:
+    """The house's services as services/wiring.py declares them: what each takes in, what it counts."""
+    return [{"name": spec.name, "does": spec.does,
+             "takes": [{"kind": t.kind, "subject": t.subject, "group": t.group}
+                       | ({"stream": t.stream} if t.stream else {}) for t in spec.takes],
+             "metrics": [metric._name for metric in spec.metrics]} for spec in SPECS]
+
+
+def render() -> str:
+    return json.dumps(document(), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,52 @@
+"""The rules oracle through the wire: a scenario played by the real services over NATS.
+
+The stacked deal goes in as the dealer's deal of a game started `stacked`, the
+scenario's seed as the dealer's seed for that hand, and each command as the raw
+bytes the scenario gives, so the table reads them exactly as a platform's.
+"""
+import asyncio
+import uuid
+
+from zioncheck.application.scenario import Scenario, result, view
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import Deal, StartGame
+from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.embedded import bus
+from zioncheck.services.bus.topology import SEEDS
+from zioncheck.services.wiring import SERVICES, Services
+
+
+def run_over_nats(scenario: Scenario, url: str | None, credentials: str | None = None) -> dict:
+    with bus(url, credentials) as access:
+        return asyncio.run(play(scenario, access))
+
+
+async def play(s: Scenario, access: Access, services: Services | None = None) -> dict:
+    """Play the scenario; starts the services unless running ones are given.
+
+    The oracle stacks the deal and sets the hand's seed itself, which only the operator may do.
+    """
+    own = services is None
+    services = services or await Services().start(SERVICES, access)
+    client = await GameClient.connect(access, "operator")
+    game = f"scenario-{uuid.uuid4().hex[:12]}"
+    try:
+        seeds = await client.js.key_value(SEEDS)
+        await seeds.put(f"{game}.{s.hand}", f"{s.seed:064x}".encode())
+        follower = await client.follow(game)
+        dealer = s.players - 1 if s.dealer is None else s.dealer
+        start = StartGame(game_id=game, players=s.players, dealer=(dealer - (s.hand - 1)) % s.players,
+                          first_hand=s.hand, stacked=True)
+        await follower.outcome(await client.send(game, start))
+        deal = Deal(hand=s.hand, hands=s.hands, stock=s.stock, discard=s.discard)
+        await follower.outcome(await client.send(game, deal, as_dealer=True))
+        results = []
+        for index, raw in enumerate(s.commands):
+            events = await follower.outcome(await client.send(game, bytes(raw)))
+            results.append(result(index, events))
+        await follower.stop()
+        return {"results": results, "state": view(follower.state)}
+    finally:
+        await client.close()
+        if own:
+            await services.stop()

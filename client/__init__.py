@@ -1,0 +1,191 @@
+"""The house's side of the wire: send commands to a game and follow its log.
+
+Each command's sequence comes back in the publish ack; the table records it as the
+`cause` of the batch it appends, so the sender finds its outcome by that number.
+
+A client logs in as a role (services/bus/access.py): following a game's log takes a role that
+may read it (the gateway, bots, the services, the operator). A platform or a spectator
+reads views and the feed instead; a platform learns its commands' outcomes from the
+views' `applied` and a seat's `refusals` (docs/integration.md).
+"""
+import asyncio
+import time
+
+import msgspec
+import nats.errors
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+from nats.js.errors import KeyNotFoundError, NotFoundError
+
+from zioncheck.contracts.commands import DEALER, PLAY, Command
+from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.log import Batch, decode_batch, encode
+from zioncheck.contracts.scores import Standings
+from zioncheck.domain import GameState, fold
+from zioncheck.services.bus.access import Access, connect
+from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.bus.topology import (
+    BATCH_HEADER,
+    LOG,
+    STANDINGS,
+    command_subject,
+    live_subject,
+    log_subject,
+    rejected_subject,
+)
+
+RECHECK = 5.0   # seconds a wait goes before asking the stream whether a batch was missed
+
+
+class GameClient:
+    def __init__(self, nc: Client):
+        self.nc = nc
+        self.js: JetStreamContext = nc.jetstream()
+
+    @classmethod
+    async def connect(cls, access: Access, user: str) -> "GameClient":
+        return cls(await connect(access, user))
+
+    async def send(self, game: str, command: Command | bytes, as_dealer: bool = False,
+                   msg_id: str | None = None) -> int:
+        """Publish a command; returns its sequence in the commands stream.
+
+        `as_dealer` sends on the dealer's subject, which only the dealer's login may publish on.
+        """
+        data = command if isinstance(command, bytes) else encode(command)
+        headers = {"Nats-Msg-Id": msg_id} if msg_id else None
+        ack = await self.js.publish(command_subject(game, DEALER if as_dealer else PLAY), data, headers=headers)
+        return ack.seq
+
+    async def follow(self, game: str) -> "Follower":
+        follower = Follower(game)
+        await follower.start(self)
+        return follower
+
+    async def final_standings(self, game: str, timeout: float = 30.0) -> Standings | None:
+        """The scoring service's standings once they say the game is over (None if they never do)."""
+        kv = await self.js.key_value(STANDINGS)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+                if standings.over:
+                    return standings
+            except KeyNotFoundError:
+                pass
+            await asyncio.sleep(0.05)
+        return None
+
+    async def close(self) -> None:
+        await self.nc.drain()
+
+
+class Follower:
+    """A game's log as it grows: its batches in order, the folded state, each command's outcome.
+
+    Batches come live on zc.live.<game>.*, where the server republishes what the log
+    stored: a JetStream consumer per follower cost the server more than the table's own
+    appends. Core NATS may drop a message, so each batch's number (header Zc-Batch) is
+    checked: a gap, or a wait that finds the stream ahead, reads the missing batches
+    back from the stream. History comes from the stream too.
+    """
+
+    def __init__(self, game: str):
+        self.game = game
+        self.batches: list[Batch] = []
+        self.state = GameState()
+        self.outcomes: dict[int, list] = {}
+        self.arrived: dict[int, float] = {}   # perf_counter() when each outcome arrived
+        self._changed = asyncio.Condition()
+        self._ahead: dict[int, Batch] = {}    # batches that came before an earlier one
+        self._reading = False
+        self._subs = []
+        self._js: JetStreamContext | None = None
+
+    async def start(self, client: GameClient) -> None:
+        self._js = client.js
+        self._subs.append(await client.nc.subscribe(live_subject(self.game), cb=self._on_batch))
+        self._subs.append(await client.nc.subscribe(rejected_subject(self.game), cb=self._on_rejected))
+        await self._read_back()
+
+    async def _on_batch(self, msg) -> None:
+        headers = msg.headers or {}
+        if headers.get("Nats-Stream") != LOG or BATCH_HEADER not in headers:
+            return  # not the server's copy of a stored batch (nobody may publish here; belt and braces)
+        number = int(headers[BATCH_HEADER])
+        if number > len(self.batches):
+            self._ahead[number] = decode_batch(msg.data)
+        await self._apply_ready()
+        if self._ahead:
+            await self._read_back()
+
+    async def _read_back(self) -> None:
+        """Take from the stream every batch not seen yet (unless a reading is under way)."""
+        if self._reading:
+            return
+        self._reading = True
+        try:
+            for number, (_, batch) in enumerate(await read_batches(self._js, self.game), start=1):
+                if number > len(self.batches):
+                    self._ahead[number] = batch
+        finally:
+            self._reading = False
+        await self._apply_ready()
+
+    async def _behind(self) -> bool:
+        try:
+            last = await self._js.get_msg(LOG, subject=log_subject(self.game))
+        except NotFoundError:
+            return False
+        return int((last.headers or {}).get(BATCH_HEADER, 0)) > len(self.batches)
+
+    async def _apply_ready(self) -> None:
+        ready = []
+        while len(self.batches) + 1 in self._ahead:
+            batch = self._ahead.pop(len(self.batches) + 1)
+            self.batches.append(batch)
+            self.state = fold(self.state, batch.events)
+            ready.append(batch)
+        self._ahead = {n: b for n, b in self._ahead.items() if n > len(self.batches)}
+        for batch in ready:
+            await self._record(batch.cause, batch.events)
+
+    async def _on_rejected(self, msg) -> None:
+        cause = int((msg.headers or {}).get("Zc-Cause", "0"))
+        await self._record(cause, [msgspec.json.decode(msg.data, type=Rejected)])
+
+    async def _record(self, cause: int, events: list) -> None:
+        async with self._changed:
+            self.arrived[cause] = time.perf_counter()
+            self.outcomes[cause] = events
+            self._changed.notify_all()
+
+    async def wait_until(self, predicate, timeout: float | None = 30.0):
+        """Wait until predicate(self) is true; returns its value."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = RECHECK if deadline is None else min(RECHECK, deadline - time.monotonic())
+            try:
+                async with self._changed:
+                    return await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self)), max(left, 0))
+            except TimeoutError:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+            try:
+                if await self._behind():  # a batch dropped on the way, with none after it to show the gap
+                    await self._read_back()
+            except nats.errors.Error:  # no answer this time (a cluster electing a leader): ask again next time
+                pass
+
+    async def outcome(self, cause: int, timeout: float = 30.0) -> list:
+        """The events the command with this sequence produced (one Rejected when refused)."""
+        await self.wait_until(lambda f: cause in f.outcomes, timeout)
+        return self.outcomes[cause]
+
+    async def changed(self, timeout: float | None = 30.0) -> None:
+        seen = len(self.batches)
+        await self.wait_until(lambda f: len(f.batches) > seen, timeout)
+
+    async def stop(self) -> None:
+        for sub in self._subs:
+            await sub.unsubscribe()

@@ -1,0 +1,53 @@
+"""Bots seated at a game over NATS: they read the log like any client and send commands."""
+import asyncio
+import random
+
+import structlog
+
+from zioncheck.bots import Bot
+from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.events import Discarded, Rejected
+
+log = structlog.get_logger("bots")
+
+
+async def play_seats(client: GameClient, follower: Follower, bots: dict[int, Bot], rng: random.Random,
+                     pace: float = 0.0, patience: float | None = 120.0) -> None:
+    """Play the bot seats until the game is over; other seats are left to their owners.
+
+    Raises TimeoutError when nothing happens for `patience` seconds (None, where a person
+    plays too, waits for ever: people may take their time).
+    """
+    seen = 0
+    while not follower.state.game_over:
+        fresh, seen = follower.batches[seen:], len(follower.batches)
+        state = follower.state
+        if not state.hand_over and any(isinstance(e, Discarded) for b in fresh for e in b.events):
+            await _out_of_turn(client, follower, bots, rng)
+            state = follower.state
+        if not state.hand_over and state.turn in bots:
+            await asyncio.sleep(pace)
+            command = bots[state.turn].move(state, state.turn)
+            await _send(client, follower, command)
+        elif len(follower.batches) == seen:
+            await follower.changed(timeout=patience)
+
+
+async def _out_of_turn(client: GameClient, follower: Follower, bots: dict[int, Bot], rng: random.Random) -> None:
+    """After a discard, bot seats may claim it (R11a) or swap jokers (R14), in random order."""
+    state = follower.state
+    seats = [s for s in bots if s not in (state.top_discarder, state.turn)]
+    rng.shuffle(seats)
+    for seat in seats:
+        for command in bots[seat].out_of_turn(follower.state, seat):
+            await _send(client, follower, command)
+
+
+async def _send(client: GameClient, follower: Follower, command) -> list:
+    seq = await client.send(follower.game, command)
+    events = await follower.outcome(seq)
+    if len(events) == 1 and isinstance(events[0], Rejected):
+        # A refusal is normal for a racing claim or swap; for a turn move it means the
+        # bot read a state that moved on, and it simply tries again on the new one.
+        log.info("bot_refused", game=follower.game, seq=seq, reason=events[0].reason, detail=events[0].detail)
+    return events

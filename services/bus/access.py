@@ -1,0 +1,219 @@
+"""Who may say and read what on the bus: one NATS user per role, its subject permissions.
+
+Authority comes from the credentials a connection logs in with and the subjects its
+user may publish or subscribe to, never from a header or a field a client sets. The
+server enforces every line of `PERMISSIONS`; the same table generates the embedded
+server's configuration and the files a deployment includes (`zioncheck credentials --deploy`,
+`deploy/README.md`); `docs/security.md` explains it.
+
+    role        may publish                          may read
+    table       the log, refusals, reshuffle asks    commands, the log
+    dealer      dealer commands, its seed bucket     hand boundaries of the log, its seeds
+    scoring     scores, standings                    hand boundaries of the log
+    projector   the feed, views                      the log
+    gateway     seat commands                        the log (outcomes, bots), views, feed, standings
+    bots        seat commands                        the log, views, standings
+    platform    seat commands                        views, feed, scores, standings, refusals
+    spectator   nothing                              the feed, public views, scores, standings
+    operator    everything                           everything (topology, rebuilds, audits)
+
+Hidden cards live in the log and in seat views; seeds live only in the dealer's bucket
+until the dealer reveals them in the log after the hand. No role but the operator may
+create, change, purge or delete a stream, and nobody may publish on `zc.live.>`: only the
+server itself republishes there what the log stored.
+"""
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+import nats
+from nats.aio.client import Client
+
+from zioncheck.services.bus.topology import COMMANDS, FEED, LOG, RESHUFFLE, SCORES, SEEDS, STANDINGS, VIEWS, kv_stream
+
+ROLES = ("operator", "table", "dealer", "scoring", "projector", "gateway", "bots", "platform", "spectator")
+ACCOUNT = "ZIONCHECK"
+
+
+def _reads(stream: str) -> list[str]:
+    """The JetStream API calls that read a stream: its info, consumers on it, and gets."""
+    api = "$JS.API"
+    return [f"{api}.STREAM.INFO.{stream}", f"{api}.CONSUMER.CREATE.{stream}", f"{api}.CONSUMER.CREATE.{stream}.>",
+            f"{api}.CONSUMER.DURABLE.CREATE.{stream}.*", f"{api}.CONSUMER.INFO.{stream}.*",
+            f"{api}.CONSUMER.DELETE.{stream}.*", f"{api}.CONSUMER.MSG.NEXT.{stream}.*",
+            f"{api}.STREAM.MSG.GET.{stream}", f"{api}.DIRECT.GET.{stream}", f"{api}.DIRECT.GET.{stream}.>",
+            f"$JS.ACK.{stream}.>"]
+
+
+def _kv_writes(bucket: str) -> list[str]:
+    return [f"$KV.{bucket}.>"]
+
+
+# Every JetStream client may ask which stream holds a subject and read its account's limits.
+_JS_COMMON = ["$JS.API.INFO", "$JS.API.STREAM.NAMES", "$JS.FC.>"]
+SEAT_COMMANDS, DEALER_COMMANDS = "zc.cmd.*.play", "zc.cmd.*.dealer"
+
+
+@dataclass(frozen=True)
+class Permissions:
+    publish: tuple[str, ...]
+    subscribe: tuple[str, ...]
+    responds: bool = False   # may answer requests sent to it (on the asker's reply subject only)
+
+
+def _role(publish: list[str], subscribe: list[str] = (), reads: list[str] = (), responds: bool = False) -> Permissions:
+    api = [subject for stream in reads for subject in _reads(stream)]
+    return Permissions(tuple(publish + api + _JS_COMMON), tuple(subscribe), responds)
+
+
+PERMISSIONS: dict[str, Permissions] = {
+    "operator": Permissions(publish=(">",), subscribe=(">",)),
+    "table": _role(["zc.log.*.*", "zc.rejected.*", RESHUFFLE], reads=[COMMANDS, LOG]),
+    "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
+                    reads=[LOG, kv_stream(SEEDS)], responds=True),
+    "scoring": _role(["zc.score.*", *_kv_writes(STANDINGS)], reads=[LOG, kv_stream(STANDINGS)]),
+    "projector": _role(["zc.feed.*", *_kv_writes(VIEWS)], reads=[LOG, FEED, kv_stream(VIEWS)]),
+    "gateway": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
+                     reads=[LOG, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
+    "bots": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
+                  reads=[LOG, kv_stream(VIEWS), kv_stream(STANDINGS)]),
+    "platform": _role([SEAT_COMMANDS], subscribe=["zc.rejected.>"],
+                      reads=[FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
+    # A spectator reads public views by key only (a direct get names the key in its subject):
+    # a consumer or a plain get on the views bucket could name a seat's key.
+    "spectator": _role([f"$JS.API.STREAM.INFO.{kv_stream(VIEWS)}",
+                        f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.$KV.{VIEWS}.*.public"],
+                       reads=[FEED, SCORES, kv_stream(STANDINGS)]),
+}
+
+
+def inbox_prefix(user: str) -> str:
+    """Each user's replies come to its own inbox subjects, which no other user may subscribe to."""
+    return f"_INBOX_{user}"
+
+
+@dataclass(frozen=True)
+class Credential:
+    user: str
+    password: str
+    role: str
+
+
+def make_credentials(folder: Path, roles=ROLES) -> dict[str, Credential]:
+    """The credentials in `folder` (one `<user>.json` a user, mode 0600), made for missing roles."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    found = read_credentials(folder)
+    for role in roles:
+        if role not in found:
+            found[role] = add_user(folder, role, role)
+    return found
+
+
+def add_user(folder: Path, user: str, role: str) -> Credential:
+    """A new user of `role` (for example a second platform), with a fresh random password."""
+    if role not in PERMISSIONS:
+        raise ValueError(f"unknown role {role!r} (choose from {', '.join(ROLES)})")
+    if not user or not all(c.isalnum() or c in "-_" for c in user) or len(user) > 64:
+        raise ValueError(f"bad user name {user!r}: letters, digits, - and _, at most 64")
+    credential = Credential(user=user, password=secrets.token_urlsafe(24), role=role)
+    path = folder / f"{user}.json"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump({"user": user, "password": credential.password, "role": role}, out)
+    return credential
+
+
+def read_credentials(folder: Path) -> dict[str, Credential]:
+    found = {}
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        data = json.loads(path.read_text())
+        found[data["user"]] = Credential(data["user"], data["password"], data["role"])
+    return found
+
+
+def _quoted(items) -> str:
+    return "[" + ", ".join(json.dumps(item) for item in items) + "]"
+
+
+def user_block(credential: Credential) -> str:
+    """One user of the account, as nats-server configuration."""
+    rights = PERMISSIONS[credential.role]
+    subscribe = (*rights.subscribe, f"{inbox_prefix(credential.user)}.>")
+    responses = "\n        allow_responses: {max: 1, expires: \"30s\"}" if rights.responds else ""
+    return (f"      {{user: {json.dumps(credential.user)}, password: {json.dumps(credential.password)}\n"
+            f"       permissions: {{\n"
+            f"        publish: {{allow: {_quoted(rights.publish)}}}\n"
+            f"        subscribe: {{allow: {_quoted(sorted(set(subscribe)))}}}{responses}\n"
+            f"       }}}}")
+
+
+def accounts_block(credentials: list[Credential]) -> str:
+    """The `accounts` section: one account with JetStream, a user per credential."""
+    users = [user_block(c) for c in credentials]
+    return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: enabled\n    users: [\n"
+            + "\n".join(users) + "\n    ]\n  }\n}\n")
+
+
+ROUTE_USER = "route"
+
+
+def routes_block(password: str, routes: list[str]) -> str:
+    """A cluster's route authentication: the login other nodes use, and the routes with it."""
+    urls = [f"nats-route://{ROUTE_USER}:{password}@{route}" for route in routes]
+    return (f"authorization {{user: {json.dumps(ROUTE_USER)}, password: {json.dumps(password)}}}\n"
+            f"routes: {_quoted(urls)}\n")
+
+
+def write_server_files(folder: Path, routes: list[str]) -> list[Path]:
+    """The files a deployment's server configs include, from the logins in `folder`/credentials:
+    accounts.conf (users and permissions) and routes.conf (cluster route authentication)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    credentials = make_credentials(folder / "credentials")
+    route_file = folder / "route-password"
+    if not route_file.exists():
+        write_private(route_file, secrets.token_urlsafe(24))
+    written = [write_private(folder / "accounts.conf", accounts_block(list(credentials.values()))),
+               write_private(folder / "routes.conf", routes_block(route_file.read_text().strip(), routes))]
+    return written
+
+
+def write_private(path: Path, text: str) -> Path:
+    """A file only its owner may read: it holds passwords."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.chmod(path, 0o600)
+    return path
+
+
+@dataclass(frozen=True)
+class Access:
+    """Where the bus is and which credentials to log in with: everything a connection needs."""
+    servers: tuple[str, ...]
+    credentials: Path
+
+    def login(self, user: str) -> Credential:
+        found = read_credentials(self.credentials).get(user)
+        if found is None:
+            raise PermissionError(f"no credentials for {user!r} in {self.credentials} "
+                                  f"(zioncheck credentials lists and adds them)")
+        return found
+
+    def users(self) -> dict[str, Credential]:
+        return read_credentials(self.credentials)
+
+    def connect_options(self, user: str) -> dict:
+        """Keyword arguments for nats.connect / NatsBroker: servers, login, own inbox, name."""
+        credential = self.login(user)
+        return dict(servers=list(self.servers), user=credential.user, password=credential.password,
+                    inbox_prefix=inbox_prefix(credential.user), name=f"zioncheck-{credential.user}")
+
+
+async def connect(access: Access, user: str, **options) -> Client:
+    """A NATS connection logged in as `user`."""
+    return await nats.connect(**access.connect_options(user), **options)

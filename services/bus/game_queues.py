@@ -1,0 +1,66 @@
+"""Delivered messages queued per game: one worker per game, all games at once.
+
+A consumer hands over messages as they come. Each game's messages are worked one
+at a time in delivery order, while other games go on, and taking a delivery never
+waits for a slow game (the consumer's max_ack_pending bounds what is in hand).
+
+Each message also gets the delivery epoch it arrived in. A consumer first delivers
+messages in stream order and numbers its deliveries 1, 2, 3...; while this process
+sees every number in turn and no redelivery, nothing it did not see can sit between
+two messages it saw. The epoch changes whenever that chain breaks: at start, after a
+gap (another instance took a delivery, a message was lost on the way) or a redelivery.
+Within one epoch, a game whose order was once checked against the stream stays
+checked (services/table uses this to skip reading the stream for each command).
+"""
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+from nats.aio.msg import Msg
+
+from zioncheck.services.bus.topology import game_of
+
+Work = Callable[[str, Msg, int], Awaitable[None]]
+
+
+class GameQueues:
+    def __init__(self, work: Work):
+        self.work = work            # (game, message, epoch): handles, then acks or naks the message
+        self.queues: dict[str, deque[tuple[Msg, int]]] = {}
+        self.workers: set[asyncio.Task] = set()
+        self.last_delivery: int | None = None
+        self.epoch = 0              # 0: none yet; the first delivery starts epoch 1
+        self.stopped = False
+
+    def take(self, messages: list[Msg]) -> None:
+        for msg in messages:
+            meta = msg.metadata
+            follows = self.last_delivery is not None and meta.sequence.consumer == self.last_delivery + 1
+            if not follows or meta.num_delivered > 1:
+                self.epoch += 1
+            self.last_delivery = meta.sequence.consumer
+            game = game_of(msg.subject)
+            queue = self.queues.get(game)
+            if queue is None:
+                queue = self.queues[game] = deque()
+                worker = asyncio.create_task(self._drain(game, queue))
+                self.workers.add(worker)
+                worker.add_done_callback(self.workers.discard)
+            queue.append((msg, self.epoch))
+
+    async def _drain(self, game: str, queue: deque[tuple[Msg, int]]) -> None:
+        try:
+            while queue and not self.stopped:
+                msg, epoch = queue[0]
+                await self.work(game, msg, epoch)
+                queue.popleft()
+        finally:
+            del self.queues[game]
+
+    async def stop(self) -> None:
+        """Drop what is queued (unacked, it comes again) and end the workers."""
+        self.stopped = True
+        for worker in list(self.workers):
+            worker.cancel()
+        await asyncio.gather(*self.workers, return_exceptions=True)
+

@@ -1,0 +1,78 @@
+"""Where projections go: views in KV zc_views, the redacted feed on zc.feed.<game>.
+
+A view write is compare-and-set on the key's revision and never replaces a view
+of a higher seq, so a rebuild running beside the projector, or two projector
+instances, can never step a view back. Feed messages carry a Msg-Id, so a batch
+published twice within the stream's duplicate window is stored once.
+"""
+import asyncio
+
+import msgspec
+from nats.js import JetStreamContext
+from nats.js.errors import KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
+from nats.js.kv import KeyValue
+
+from zioncheck.contracts.log import encode
+from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
+from zioncheck.services.bus.topology import FEED, feed_subject, public_view_key, seat_view_key
+
+
+class _Seq(msgspec.Struct):
+    """Just the seq of a stored view or feed batch (both carry one at the top)."""
+    seq: int = -1
+
+
+async def write_views(kv: KeyValue, projection: Projection, revisions: dict[str, int]) -> None:
+    """The public view and every seat's view of the projection; `revisions` caches each key's last."""
+    game, seq = projection.game.game_id, projection.seq
+    writes = [(public_view_key(game), encode(public_view(projection)))]
+    writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat)))
+               for seat in range(projection.game.players)]
+    await asyncio.gather(*(put_newer(kv, key, data, seq, revisions) for key, data in writes))
+
+
+async def put_newer(kv: KeyValue, key: str, data: bytes, seq: int, revisions: dict[str, int]) -> None:
+    """Store the view unless the key holds a newer one; an equal seq is overwritten (a rebuild's right)."""
+    for _ in range(10):
+        last = revisions.get(key)
+        if last is None:
+            last, stored = await _stored(kv, key)
+            revisions[key] = last
+            if stored > seq:
+                return
+        try:
+            revisions[key] = await kv.update(key, data, last=last)
+            return
+        except KeyWrongLastSequenceError:
+            revisions.pop(key, None)  # another writer moved it: read it again and compare seqs
+    raise RuntimeError(f"view {key}: gave up after repeated conflicting writes")
+
+
+async def _stored(kv: KeyValue, key: str) -> tuple[int, int]:
+    """(revision, seq) of the key's value; revision 0 when the key was never written."""
+    try:
+        entry = await kv.get(key)
+    except KeyDeletedError as deleted:
+        return deleted.entry.revision, -1
+    except KeyNotFoundError:
+        return 0, -1
+    return entry.revision, msgspec.json.decode(entry.value, type=_Seq).seq
+
+
+async def publish_feed(js: JetStreamContext, game: str, seq: int, events, dedupe: bool = True) -> bool:
+    """The public side of log batch `seq`; nothing (False) when the batch holds nothing public."""
+    batch = feed_batch(game, seq, events)
+    if batch is None:
+        return False
+    headers = {"Nats-Msg-Id": f"feed:{game}:{seq}"} if dedupe else None
+    await js.publish(feed_subject(game), encode(batch), headers=headers)
+    return True
+
+
+async def last_feed_seq(js: JetStreamContext, game: str) -> int:
+    """The seq of the game's last feed batch in the stream, 0 if none."""
+    try:
+        msg = await js.get_msg(FEED, subject=feed_subject(game))
+    except NotFoundError:
+        return 0
+    return msgspec.json.decode(msg.data, type=_Seq).seq

@@ -1,0 +1,125 @@
+"""The projector service: each game's log folded into views in KV zc_views and a redacted feed.
+
+Platforms and people never read the log (it holds every hand's cards); they
+read what this publishes. Everything here is recomputable from the log
+(cli/view_admin.py, rebuild), and the service itself catches up
+from the log whenever it finds a gap (a restart, a failed message, batches of
+one game delivered out of order), so no batch is ever skipped or folded twice.
+"""
+import asyncio
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass, field
+
+import structlog
+from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
+from nats.js.kv import KeyValue
+
+from zioncheck.contracts.log import Batch, decode_batch
+from zioncheck.domain.views import Projection, advance
+from zioncheck.services.bus.topology import LOG, VIEWS, log_subject
+from zioncheck.services.bus.view_store import last_feed_seq, publish_feed, write_views
+from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
+
+log = structlog.get_logger("projector")
+
+# The log writer names the game's previous log message in this header of each batch
+# (services/bus/log_store.py, append); matching it proves no batch of the game was missed.
+PREVIOUS_HEADER = "Nats-Expected-Last-Subject-Sequence"
+
+
+@dataclass
+class _Known:
+    projection: Projection = field(default_factory=Projection)
+    last: int = 0        # stream sequence of the last log message folded
+    fed: int = 0         # seq of the last feed batch known to be in the stream
+    revisions: dict[str, int] = field(default_factory=dict)
+
+
+class ProjectorService:
+    def __init__(self, js: JetStreamContext, cache: int = 10_000, flush_delay: float = 0.02):
+        self.js = js
+        self.cache = cache              # games held in memory; an evicted game is folded again from its log
+        self.flush_delay = flush_delay  # batches folded within it share one write of the views
+        self.games: OrderedDict[str, _Known] = OrderedDict()
+        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.flushes: dict[str, asyncio.Future] = {}
+        self.kv: KeyValue | None = None
+
+    async def on_log(self, game: str, seq: int, headers: dict | None, batch: Batch) -> None:
+        """Fold log message `seq` of `game` (and any earlier one not folded yet), then publish.
+
+        Returns once the views hold the batch, so the message is acked only then.
+        """
+        async with self.locks[game]:
+            try:
+                known = await self._project(game, seq, (headers or {}).get(PREVIOUS_HEADER), batch)
+            except Exception:
+                self.games.pop(game, None)  # half-published: the next delivery starts over from the log
+                raise
+        if known is not None:
+            await self._views_written(game, known)
+
+    async def _project(self, game: str, seq: int, previous: str | None, batch: Batch) -> _Known | None:
+        known = await self._known(game)
+        if seq <= known.last:
+            return None  # a redelivery, or folded already while catching up for a later batch
+        if previous != str(known.last):
+            await self._catch_up(known, game, before=seq)
+        await self._fold(known, game, seq, batch)
+        return known
+
+    async def _views_written(self, game: str, known: _Known) -> None:
+        """Wait for the game's next write of its views; one write serves every batch folded before it.
+
+        A bot game appends hundreds of batches a second, and each write of the views is
+        one KV message per seat and one public; writing them per batch would cost the
+        server more than the table's own appends.
+        """
+        flush = self.flushes.get(game)
+        if flush is None:
+            flush = self.flushes[game] = asyncio.ensure_future(self._write_views(game, known))
+        try:
+            await asyncio.shield(flush)
+        except Exception:
+            self.games.pop(game, None)
+            raise
+
+    async def _write_views(self, game: str, known: _Known) -> None:
+        try:
+            await asyncio.sleep(self.flush_delay)
+        finally:
+            self.flushes.pop(game, None)  # a batch folded from here on waits for the next write
+        self.kv = self.kv or await self.js.key_value(VIEWS)
+        await write_views(self.kv, known.projection, known.revisions)
+        VIEWS_WRITTEN.inc()
+        log.debug("projected", game=game, seq=known.projection.seq, log_seq=known.last)
+
+    async def _known(self, game: str) -> _Known:
+        if game in self.games:
+            self.games.move_to_end(game)
+            return self.games[game]
+        known = _Known(fed=await last_feed_seq(self.js, game))
+        self.games[game] = known
+        while len(self.games) > self.cache:
+            self.games.popitem(last=False)
+        return known
+
+    async def _catch_up(self, known: _Known, game: str, before: int) -> None:
+        """Fold the game's log messages after the last one folded, up to (not including) `before`."""
+        while True:
+            try:
+                msg = await self.js.get_msg(LOG, seq=known.last + 1, subject=log_subject(game), next=True)
+            except NotFoundError:
+                return
+            if msg.seq >= before:
+                return
+            await self._fold(known, game, msg.seq, decode_batch(msg.data))
+
+    async def _fold(self, known: _Known, game: str, seq: int, batch: Batch) -> None:
+        projection = advance(known.projection, batch.events, batch.cause)
+        if projection.seq > known.fed:
+            if await publish_feed(self.js, game, projection.seq, batch.events):
+                FEED_PUBLISHED.inc()
+            known.fed = projection.seq
+        known.projection, known.last = projection, seq

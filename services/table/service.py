@@ -1,0 +1,134 @@
+"""The table service: the single writer of each game's log.
+
+Commands arrive on zc.cmd.<game>.<origin> through a durable consumer. For each one the
+table folds the game's log (cached), applies every earlier command of the game
+it has not applied yet (so delivery order, redelivery after a crash, or a second
+instance cannot reorder a game), decides, and appends the events as one batch.
+Reading the earlier commands from the stream is skipped while the deliveries
+themselves prove nothing was missed (services/bus/game_queues.py). Each command takes its
+turn once (application/turns.py), the dealer service answering the reshuffles it needs.
+"""
+import asyncio
+import time
+from collections import defaultdict
+
+import msgspec
+import structlog
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+
+from zioncheck.application.reading import read_command
+from zioncheck.application.turns import play_turn_async
+from zioncheck.contracts.commands import Reshuffle
+from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
+from zioncheck.contracts.events import AnyEvent, GameStarted, Rejected
+from zioncheck.contracts.log import Batch, encode
+from zioncheck.services.bus import log_store
+from zioncheck.services.bus.log_store import LogConflict, LoggedGame
+from zioncheck.services.bus.topology import COMMANDS as COMMAND_STREAM
+from zioncheck.services.bus.topology import RESHUFFLE, command_subject, origin_of, rejected_subject
+from zioncheck.services.observability import ACTIVE_GAMES, APPEND_SECONDS, COMMANDS, EVENTS_APPENDED, LOG_CONFLICTS
+
+log = structlog.get_logger("table")
+
+
+class TableService:
+    def __init__(self, nc: Client, js: JetStreamContext, dealer_timeout: float = 5.0):
+        self.nc, self.js = nc, js
+        self.dealer_timeout = dealer_timeout
+        self.games: dict[str, LoggedGame] = {}
+        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    async def handle(self, game: str, seq: int, delivered: Msg | None = None, epoch: int = 0) -> None:
+        """Apply command `seq` of `game` and every earlier one not yet applied.
+
+        `delivered` is the command's message as the consumer delivered it in `epoch`.
+        """
+        async with self.locks[game]:
+            for _ in range(5):
+                try:
+                    await self._catch_up(game, seq, delivered, epoch)
+                    return
+                except LogConflict as conflict:
+                    LOG_CONFLICTS.inc()
+                    log.warning("log_conflict", game=game, seq=seq, detail=str(conflict))
+                    if game in self.games:  # fold what the other writer appended, then decide again
+                        self.games[game].in_order_since = None
+                        await log_store.catch_up(self.js, self.games[game])
+                except BaseException:
+                    if game in self.games:
+                        self.games[game].in_order_since = None  # the next command checks the stream again
+                    raise
+            raise LogConflict(f"game {game}: gave up on command {seq} after repeated conflicts")
+
+    async def _catch_up(self, game: str, seq: int, delivered: Msg | None, epoch: int) -> None:
+        """Read the game's commands from the stream itself, in stream order, up to `seq`;
+        or, when this epoch's deliveries already proved the game in order, take the delivered one."""
+        logged = await self._log(game)
+        if delivered is not None and epoch and logged.in_order_since == epoch and logged.applied < seq:
+            await self._apply(logged, seq, delivered.data, origin_of(delivered.subject))
+            return
+        while logged.applied < seq:
+            # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
+            # stream, so what it returns is truly the next command (or nothing yet: retried).
+            command = await self.js.get_msg(COMMAND_STREAM, seq=logged.applied + 1,
+                                            subject=command_subject(game, "*"), next=True, direct=True)
+            await self._apply(logged, command.seq, command.data or b"", origin_of(command.subject))
+        if delivered is not None:
+            logged.in_order_since = epoch
+
+    async def _log(self, game: str) -> LoggedGame:
+        if game not in self.games:
+            self.games[game] = await log_store.load(self.js, game)
+        return self.games[game]
+
+    async def _apply(self, logged: LoggedGame, seq: int, data: bytes, origin: str) -> None:
+        events = await self._decide(logged, data, origin)
+        if not logged.state.started and not isinstance(events[0], GameStarted):
+            # Nothing is logged for a game that does not exist; the refusal still reaches the sender.
+            await self.nc.publish(rejected_subject(logged.game), encode(events[0]), headers={"Zc-Cause": str(seq)})
+            logged.applied = seq
+            _count(logged.game, seq, events[0])
+            return
+        started = time.perf_counter()
+        await log_store.append(self.js, logged, Batch(cause=seq, events=events))
+        APPEND_SECONDS.observe(time.perf_counter() - started)
+        EVENTS_APPENDED.inc(len(events))
+        _count(logged.game, seq, events[0])
+        if isinstance(events[0], GameStarted) or logged.state.game_over:
+            if logged.state.game_over:
+                self.games.pop(logged.game, None)
+            ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.logged.started and not g.logged.game_over))
+
+    async def _decide(self, logged: LoggedGame, data: bytes, origin: str) -> list[AnyEvent]:
+        command = read_command(data, origin, logged.game)
+        if isinstance(command, Rejected):
+            return [command]
+        return await play_turn_async(logged.state, command, self._ask_dealer)
+
+    async def _ask_dealer(self, request: ReshuffleRequest) -> Reshuffle:
+        """R16: the dealer service's order for the reshuffle a draw waits for."""
+        reply = await self.nc.request(RESHUFFLE, encode(request), timeout=self.dealer_timeout)
+        answer = msgspec.json.decode(reply.data, type=Reshuffle | ReshuffleRefused)
+        if isinstance(answer, ReshuffleRefused):
+            raise DealerRefused(f"game {request.game_id}: the dealer refused reshuffle {request.reshuffle}: "
+                                f"{answer.reason}")
+        return answer
+
+
+class DealerRefused(LogConflict):
+    """The dealer, reading the log, sees another state of the game than this table's copy: another
+    writer moved the log on. Like any conflict: fold what it appended, then decide again."""
+
+
+def _count(game: str, seq: int, first) -> None:
+    """One log line and one metric per command: game, seq, what happened."""
+    if isinstance(first, Rejected):
+        COMMANDS.labels("rejected", first.reason).inc()
+        log.info("command", game=game, seq=seq, command=first.command, outcome="rejected",
+                 reason=first.reason, detail=first.detail)
+    else:
+        COMMANDS.labels("accepted", "").inc()
+        log.info("command", game=game, seq=seq, outcome="accepted", first_event=type(first).__struct_config__.tag)
+
