@@ -138,7 +138,8 @@ class Services:
             options = access.connect_options(name)
             login = SASLPlaintext(username=options.pop("user"), password=options.pop("password"))
             broker = NatsBroker(logger=None, security=login, **options)
-            direct = [_wire(broker, takes, lambda: built[0], options["inbox_prefix"]) for takes in spec.takes]
+            service = lambda built=built: built[0]  # noqa: E731 - this service's, once built (after connecting)
+            direct = [_wire(broker, takes, service, options["inbox_prefix"]) for takes in spec.takes]
             await broker.connect()
             connection = broker.config.connection_state
             built.append(spec.build(connection.connection, connection.stream))
