@@ -1,0 +1,37 @@
+"""Every service is declared once (services/wiring.py), and what it declares agrees with its login's rights."""
+from fnmatch import fnmatchcase
+
+from zioncheck.services.bus.access import PERMISSIONS
+from zioncheck.services.bus.topology import kv_stream
+from zioncheck.services.wiring import SERVICES, SPECS
+
+
+def may_read_stream(role: str, stream: str) -> bool:
+    return f"$JS.API.CONSUMER.CREATE.{stream}" in PERMISSIONS[role].publish
+
+
+def test_each_service_logs_in_as_a_role_of_its_own_name():
+    assert set(SERVICES) <= set(PERMISSIONS)
+    assert len(set(SERVICES)) == len(SPECS)
+
+
+def test_what_a_service_takes_in_is_what_its_login_may_read():
+    for spec in SPECS:
+        for takes in spec.takes:
+            if takes.stream:
+                assert may_read_stream(spec.name, takes.stream), f"{spec.name} may not read {takes.stream}"
+            else:
+                assert any(fnmatchcase(takes.subject, allowed) for allowed in PERMISSIONS[spec.name].subscribe), \
+                    f"{spec.name} may not subscribe to {takes.subject}"
+
+
+def test_no_service_but_the_dealer_may_read_the_seeds():
+    for role in PERMISSIONS:
+        if role not in ("dealer", "operator"):
+            assert not may_read_stream(role, kv_stream("zc_dealer_seeds")), role
+
+
+def test_every_service_declares_the_metrics_it_counts():
+    for spec in SPECS:
+        assert spec.metrics, f"{spec.name} declares no metric"
+        assert all(metric._name.startswith("zc_") for metric in spec.metrics)
