@@ -38,13 +38,20 @@ ACCOUNT = "ZIONCHECK"
 
 
 def _reads(stream: str) -> list[str]:
-    """The JetStream API calls that read a stream: its info, consumers on it, and gets."""
+    """The JetStream API calls that read a stream: its info, gets, and ephemeral consumers (the
+    server ties those to their subscription and removes them when it goes)."""
     api = "$JS.API"
-    return [f"{api}.STREAM.INFO.{stream}", f"{api}.CONSUMER.CREATE.{stream}", f"{api}.CONSUMER.CREATE.{stream}.>",
-            f"{api}.CONSUMER.DURABLE.CREATE.{stream}.*", f"{api}.CONSUMER.INFO.{stream}.*",
-            f"{api}.CONSUMER.DELETE.{stream}.*", f"{api}.CONSUMER.MSG.NEXT.{stream}.*",
+    return [f"{api}.STREAM.INFO.{stream}", f"{api}.CONSUMER.CREATE.{stream}", f"{api}.CONSUMER.INFO.{stream}.*",
             f"{api}.STREAM.MSG.GET.{stream}", f"{api}.DIRECT.GET.{stream}", f"{api}.DIRECT.GET.{stream}.>",
             f"$JS.ACK.{stream}.>"]
+
+
+def _durable(stream: str, name: str) -> list[str]:
+    """A service's own durable consumer on a stream: making it, reading its state, pulling from it.
+    No role but the operator may delete a consumer, nor make a durable one of another name."""
+    api = "$JS.API"
+    return [f"{api}.CONSUMER.CREATE.{stream}.{name}", f"{api}.CONSUMER.CREATE.{stream}.{name}.>",
+            f"{api}.CONSUMER.DURABLE.CREATE.{stream}.{name}", f"{api}.CONSUMER.MSG.NEXT.{stream}.{name}"]
 
 
 def _kv_writes(bucket: str) -> list[str]:
@@ -63,18 +70,22 @@ class Permissions:
     responds: bool = False   # may answer requests sent to it (on the asker's reply subject only)
 
 
-def _role(publish: list[str], subscribe: list[str] = (), reads: list[str] = (), responds: bool = False) -> Permissions:
-    api = [subject for stream in reads for subject in _reads(stream)]
+def _role(publish: list[str], subscribe: list[str] = (), reads: list[str] = (), responds: bool = False,
+          durable: tuple[str, str] | None = None) -> Permissions:
+    api = [subject for stream in reads for subject in _reads(stream)] + (_durable(*durable) if durable else [])
     return Permissions(tuple(publish + api + _JS_COMMON), tuple(subscribe), responds)
 
 
 PERMISSIONS: dict[str, Permissions] = {
     "operator": Permissions(publish=(">",), subscribe=(">",)),
-    "table": _role(["zc.log.*.*", "zc.rejected.*", RESHUFFLE], reads=[COMMANDS, LOG]),
+    "table": _role(["zc.log.*.*", "zc.rejected.*", RESHUFFLE], reads=[COMMANDS, LOG],
+                   durable=(COMMANDS, "zc-tables")),
     "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
-                    reads=[LOG, kv_stream(SEEDS)], responds=True),
-    "scoring": _role(["zc.score.*", *_kv_writes(STANDINGS)], reads=[LOG, kv_stream(STANDINGS)]),
-    "projector": _role(["zc.feed.*", *_kv_writes(VIEWS)], reads=[LOG, FEED, kv_stream(VIEWS)]),
+                    reads=[LOG, kv_stream(SEEDS)], responds=True, durable=(LOG, "zc-dealer")),
+    "scoring": _role(["zc.score.*", *_kv_writes(STANDINGS)], reads=[LOG, kv_stream(STANDINGS)],
+                     durable=(LOG, "zc-scoring")),
+    "projector": _role(["zc.feed.*", *_kv_writes(VIEWS)], reads=[LOG, FEED, kv_stream(VIEWS)],
+                       durable=(LOG, "zc-projector")),
     "gateway": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
                      reads=[LOG, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
     "bots": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],

@@ -20,6 +20,8 @@ def test_what_a_service_takes_in_is_what_its_login_may_read():
         for takes in spec.takes:
             if takes.stream:
                 assert may_read_stream(spec.name, takes.stream), f"{spec.name} may not read {takes.stream}"
+                pull = f"$JS.API.CONSUMER.DURABLE.CREATE.{takes.stream}.{takes.group}"
+                assert pull in PERMISSIONS[spec.name].publish, f"{spec.name} may not use its consumer {takes.group}"
             else:
                 assert any(fnmatchcase(takes.subject, allowed) for allowed in PERMISSIONS[spec.name].subscribe), \
                     f"{spec.name} may not subscribe to {takes.subject}"
@@ -35,3 +37,12 @@ def test_every_service_declares_the_metrics_it_counts():
     for spec in SPECS:
         assert spec.metrics, f"{spec.name} declares no metric"
         assert all(metric._name.startswith("zc_") for metric in spec.metrics)
+
+
+def test_only_the_services_may_keep_durable_consumers_and_none_may_delete_one():
+    for role, rights in PERMISSIONS.items():
+        if role == "operator":
+            continue
+        assert not any(".CONSUMER.DELETE." in subject for subject in rights.publish), role
+        durable = [subject for subject in rights.publish if ".CONSUMER.DURABLE.CREATE." in subject]
+        assert bool(durable) == (role in SERVICES), role
