@@ -57,7 +57,7 @@ def _line(e: ev.Event) -> str | None:
         case ev.ClaimWon():
             return f"  seat {e.seat} claimed {e.card}"
         case ev.JokerSwapped():
-            return f"  seat {e.seat} swapped {e.card} for a joker in seat {e.owner}'s meld {e.index}"
+            return f"  seat {e.seat} swapped {e.card} for a joker in seat {e.owner}'s meld {e.index + 1}"
         case ev.StockReshuffled():
             return f"  the pile was reshuffled into a stock of {len(e.order)}"
         case ev.HandEnded():

@@ -1,5 +1,12 @@
-"""The `zioncheck` command: one subcommand per job, each with its own --help."""
+"""The `zioncheck` command: one subcommand per job, each with its own --help.
+
+Whatever a subcommand fails with that a person should read is one line on stderr here
+(options.CommandFailed); and when the reader of its output goes away (`| head`), the
+command ends quietly, with the status a shell gives a command that SIGPIPE stopped.
+"""
 import argparse
+import contextlib
+import os
 import sys
 
 from zioncheck.cli import (
@@ -15,6 +22,8 @@ from zioncheck.cli import (
     simulate_cmd,
     views_cmd,
 )
+from zioncheck.cli.options import CommandFailed
+from zioncheck.cli.words import INTERRUPTED
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
                credentials_cmd, asyncapi_cmd, openapi_cmd]
@@ -28,13 +37,31 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+READER_GONE = 128 + 13   # 128 + SIGPIPE, as a shell reports a command its pipe's reader stopped
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
     try:
-        return args.func(args) or 0
+        args = parser().parse_args(argv)
+        try:
+            return args.func(args) or 0
+        except CommandFailed as failure:
+            print(f"zioncheck {args.command}: {failure}", file=sys.stderr)
+            return failure.code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return READER_GONE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that nothing left in its buffer fails again when Python exits."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 if __name__ == "__main__":

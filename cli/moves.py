@@ -1,4 +1,9 @@
-"""Short typed moves for a person at the terminal, to commands and back."""
+"""Short typed moves for a person at the terminal, to commands and back.
+
+A person names a meld SEAT.MELD with its melds counted from 1, as the table shows them
+(`lay 7C on 1.1` is seat 1's first meld); the command's target is 0-based, as on the wire.
+"""
+from zioncheck.cli import words
 from zioncheck.contracts.commands import (
     ClaimDiscard,
     Command,
@@ -10,16 +15,6 @@ from zioncheck.contracts.commands import (
     TakeDiscard,
 )
 
-HELP = """moves (cards like 10C, AS, QH, JK; a meld is OWNER.INDEX as the table shows it):
-  draw | d                       draw from the stock
-  take | t                       take the top discard
-  claim | c                      claim the top discard out of turn (R11a)
-  down 8C 8D 8H / 5S 5H 5D       go down with these melds, runs ascending
-  lay 7C on 1.0 [low|high]       lay a card off on seat 1's meld 0
-  swap 6C on 0.1                 swap a card for the joker it stands for in a run (any time)
-  discard 7C | x 7C              discard, ending your turn
-  help | h, quit | q"""
-
 
 class NotAMove(ValueError):
     pass
@@ -27,10 +22,10 @@ class NotAMove(ValueError):
 
 def parse(line: str, seat: int) -> Command:
     """The command a typed line asks for; NotAMove with a reason if it asks for none."""
-    words = line.replace(",", " ").split()
-    if not words:
-        raise NotAMove("type a move, or help")
-    verb, rest = words[0].lower(), words[1:]
+    typed = _letters(line).replace(",", " ").split()
+    if not typed:
+        raise NotAMove(words.TYPE_A_MOVE)
+    verb, rest = typed[0].lower(), typed[1:]
     if verb in ("draw", "d"):
         return DrawStock(seat=seat)
     if verb in ("take", "t"):
@@ -42,32 +37,47 @@ def parse(line: str, seat: int) -> Command:
     if verb == "down":
         melds = [m.split() for m in " ".join(rest).split("/")]
         if not all(melds):
-            raise NotAMove("say which melds: down 8C 8D 8H / 5S 5H 5D")
+            raise NotAMove(words.SAY_WHICH_MELDS)
         return GoDown(seat=seat, melds=melds)
     if verb in ("lay", "swap"):
         if len(rest) < 3 or rest[1].lower() != "on":
-            raise NotAMove(f"say {verb} CARD on OWNER.INDEX, e.g. {verb} 7C on 1.0")
+            raise NotAMove(words.SAY_WHERE.format(verb=verb))
         target = _target(rest[2])
         if verb == "swap":
             return SwapJoker(seat=seat, target=target, card=rest[0])
         end = rest[3].lower() if len(rest) > 3 else None
         if end not in (None, "low", "high"):
-            raise NotAMove("the end is low or high")
+            raise NotAMove(words.WHICH_END)
         return LayOff(seat=seat, target=target, card=rest[0], end=end)
-    raise NotAMove(f"no such move: {verb} (type help)")
+    raise NotAMove(words.NO_SUCH_MOVE.format(verb=verb))
 
 
 def _one_card(rest: list[str], example: str) -> str:
     if len(rest) != 1:
-        raise NotAMove(f"name one card: {example}")
+        raise NotAMove(words.NAME_ONE_CARD.format(example=example))
     return rest[0]
 
 
 def _target(text: str) -> tuple[int, int]:
-    owner, _, index = text.partition(".")
-    if not (owner.isdigit() and index.isdigit()):
-        raise NotAMove(f"a meld is OWNER.INDEX, like 1.0, not {text}")
-    return int(owner), int(index)
+    """SEAT.MELD, melds counted from 1, as the wire's (seat, index from 0)."""
+    owner, _, number = text.partition(".")
+    if not (owner.isdigit() and number.isdigit()):
+        raise NotAMove(words.NOT_A_MELD.format(text=text))
+    if int(number) < 1:
+        raise NotAMove(words.MELDS_FROM_ONE.format(owner=int(owner), text=text))
+    return int(owner), int(number) - 1
+
+
+def _letters(line: str) -> str:
+    """Suit symbols typed or pasted from the table (10\u2665) as the letters of a card code (10H)."""
+    for letter, symbol in words.SUIT_SYMBOLS.items():
+        line = line.replace(symbol, letter)
+    return line
+
+
+def meld(target: tuple[int, int]) -> str:
+    """A command's target as a person names it: (1, 0) is 1.1."""
+    return f"{target[0]}.{target[1] + 1}"
 
 
 def spell(command: Command) -> str:
@@ -84,8 +94,8 @@ def spell(command: Command) -> str:
         case GoDown():
             return "down " + " / ".join(" ".join(m) for m in command.melds)
         case LayOff():
-            return f"lay {command.card} on {command.target[0]}.{command.target[1]}" + (
+            return f"lay {command.card} on {meld(command.target)}" + (
                 f" {command.end}" if command.end else "")
         case SwapJoker():
-            return f"swap {command.card} on {command.target[0]}.{command.target[1]}"
+            return f"swap {command.card} on {meld(command.target)}"
     raise ValueError(f"no spelling for {command}")

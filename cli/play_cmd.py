@@ -6,12 +6,13 @@ import threading
 import uuid
 
 from zioncheck.bots import make_bot
-from zioncheck.cli.live import narrate, table_lines
-from zioncheck.cli.moves import HELP, NotAMove, parse
-from zioncheck.cli.options import add_bus
-from zioncheck.cli.simulate_cmd import seat_bots
+from zioncheck.cli import words
+from zioncheck.cli.live import Face, letters, narrate, table_lines
+from zioncheck.cli.moves import NotAMove, parse
+from zioncheck.cli.options import CommandFailed, add_bus, add_seats, seat_bots
+from zioncheck.cli.terminal import Terminal
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.commands import Command, LayOff, StartGame, SwapJoker
 from zioncheck.contracts.events import Discarded, HandDealt, Rejected
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
@@ -27,33 +28,33 @@ from zioncheck.services.wiring import SERVICES, Services
 def add(sub) -> None:
     p = sub.add_parser("play", help="play a game yourself against bots, over the real services",
                        description="Take a seat against bots. Type moves at the prompt (help lists them); "
-                                   "you may claim a discard or swap a joker at any moment while the bots play.")
-    p.add_argument("--players", type=int, default=4, help="seats, 2..20 (default 4)")
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument("--bots", default="greedy", help="bots for the other seats (default greedy)")
+                                   "you may claim a discard or swap a joker at any moment while the bots play. "
+                                   "Melds are numbered from 1, as the table shows them.")
+    add_seats(p)
+    p.add_argument("--seat", type=int, default=0, help=words.SEAT_HELP)
     p.add_argument("--pace", type=float, default=1.0, help="seconds per bot move (default 1.0)")
     add_bus(p, "start an embedded one")
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    if not 2 <= args.players <= 20 or not 0 <= args.seat < args.players:
-        print("zioncheck play: need 2..20 players and a seat among them", file=sys.stderr)
-        return 2
+    names = seat_bots(args.bots, args.players)
+    if not 0 <= args.seat < args.players:
+        raise CommandFailed(words.SEAT_OUT_OF_RANGE.format(last=args.players - 1, players=args.players,
+                                                           seat=args.seat))
     configure_logging("warning")
     lines: asyncio.Queue = asyncio.Queue()
     with bus(args.nats_url, args.credentials) as access:
-        asyncio.run(_run(access, args, lines))
+        asyncio.run(_run(access, args.seat, names, args.pace, lines))
     return 0
 
 
-async def _run(access: Access, args, lines: asyncio.Queue) -> None:
+async def _run(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue) -> None:
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
     services = await Services().start(SERVICES, access)
     try:
-        names = seat_bots(args.bots, args.players)
-        await session(access, args.seat, names, args.pace, lines, print)
+        await session(access, seat, names, pace, lines, Terminal())
     finally:
         await services.stop()
 
@@ -64,43 +65,47 @@ def _read_stdin(loop, lines: asyncio.Queue) -> None:
     loop.call_soon_threadsafe(lines.put_nowait, None)
 
 
-async def session(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue, say,
+async def session(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue, out: Terminal,
                   game: str | None = None) -> GameState:
-    """One game: the person's typed lines for `seat`, bots for the others. Returns the final state.
+    """One game: the person's typed lines for `seat`, bots for the others, told on `out`. Returns the final state.
 
     It logs in as the bots' role, which hosts the bot seats and follows the log."""
     client = await GameClient.connect(access, "bots")
     game = game or f"play-{uuid.uuid4().hex[:10]}"
     rng = random.Random()
     follower = await client.follow(game)
-    bots = {s: make_bot(name, rng) for s, name in enumerate(names) if s != seat}
-    await client.send(game, StartGame(game_id=game, players=len(names)))
-    say(f"You are seat {seat} in game {game}. Type help for the moves.")
-    tasks = [asyncio.create_task(play_seats(client, follower, bots, rng, pace, patience=None)),
-             asyncio.create_task(_show(follower, seat, say))]
-    over = asyncio.create_task(follower.wait_until(lambda f: f.state.game_over, timeout=None))
-    tasks.append(over)
+    tasks: list[asyncio.Task] = []
     try:
+        [first, *_] = await follower.outcome(await client.send(game, StartGame(game_id=game, players=len(names))))
+        if isinstance(first, Rejected):
+            raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(first.reason, first.detail)), 1)
+        out.say(words.WELCOME.format(seat=seat, game=game))
+        bots = {s: make_bot(name, rng) for s, name in enumerate(names) if s != seat}
+        shown = asyncio.create_task(_show(follower, seat, out))
+        over = asyncio.create_task(follower.wait_until(lambda f: f.state.game_over, timeout=None))
+        tasks = [asyncio.create_task(play_seats(client, follower, bots, rng, pace, patience=None)), shown, over]
         while True:
             typed = asyncio.create_task(lines.get())
             await asyncio.wait({typed, over}, return_when=asyncio.FIRST_COMPLETED)
             if not typed.done():
                 typed.cancel()
+                await asyncio.wait({shown}, timeout=5)   # the last moves and the standings are told
                 break
             line = typed.result()
             if line is None or line.lower() in ("quit", "q"):
                 break
+            out.heard()
             if line.lower() in ("help", "h", "?"):
-                say(HELP)
+                out.reply(words.HELP)
                 continue
             try:
                 command = parse(line, seat)
             except NotAMove as reason:
-                say(f"  ? {reason}")
+                out.reply(words.NOT_UNDERSTOOD.format(reason=reason))
                 continue
             [first, *_] = await follower.outcome(await client.send(game, command))
             if isinstance(first, Rejected):
-                say(f"  refused: {explain_refusal(first.reason, first.detail)}")
+                out.reply(words.REFUSED.format(why=_why(first, command)))
         return follower.state
     finally:
         for task in tasks:
@@ -109,34 +114,52 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
         await client.close()
 
 
-async def _show(follower: Follower, seat: int, say) -> None:
-    """Narrate every move; show the whole screen when it is the person's move or a discard lands."""
+def _why(refusal: Rejected, command: Command) -> str:
+    """R18's sentence and detail; a missing meld is named as the person named it, counted from 1."""
+    detail = refusal.detail
+    if refusal.reason == "no_such_meld" and isinstance(command, LayOff | SwapJoker):
+        detail = words.NO_SUCH_MELD.format(owner=command.target[0], number=command.target[1] + 1)
+    return explain_refusal(refusal.reason, detail)
+
+
+async def _show(follower: Follower, seat: int, out: Terminal) -> None:
+    """Tell every move but the person's own refusals (their answer tells those), and show the table.
+
+    Piped, the whole table is written when it is the person's move or a discard lands; on a
+    terminal it is redrawn after every move. Returns once the game is over and told."""
     state, told = GameState(), 0
     while True:
-        worth_a_screen = False
+        worth_a_look = False
         while told < len(follower.batches):
             for event in follower.batches[told].events:
                 state = evolve(state, event)
-                worth_a_screen |= isinstance(event, Discarded | HandDealt) or (state.turn == seat and state.drawn)
-                for line in narrate(event, state, hide_draws_from=seat):
-                    say(line)
+                worth_a_look |= isinstance(event, Discarded | HandDealt) or (state.turn == seat and state.drawn)
+                if isinstance(event, Rejected) and event.seat == seat:
+                    continue
+                for line in narrate(event, state, hide_draws_from=seat, face=out.face):
+                    out.say(line)
             told += 1
-        if worth_a_screen and state.started and not state.hand_over:
-            say(screen(state, seat))
+        in_play = state.started and not state.hand_over
+        out.show(screen(state, seat, out.face) if in_play else "", worth_a_look and in_play)
+        if state.game_over:
+            return
         await follower.changed(timeout=None)
 
 
-def screen(state: GameState, seat: int) -> str:
+def screen(state: GameState, seat: int, face: Face = letters) -> str:
     """What seat `seat` may see: the table, the pile, hand sizes, and its own cards."""
-    sizes = "  ".join(f"seat {s}: {len(h)}" for s, h in enumerate(state.hands) if s != seat)
-    top = f"{state.top}" + (f" (seat {state.top_discarder}'s)" if state.top_discarder is not None else "")
-    mine = " ".join(sorted(state.hands[seat], key=_order))
+    sizes = "  ".join(words.CARDS_HELD.format(seat=s, count=len(h)) for s, h in enumerate(state.hands) if s != seat)
+    top = words.NO_PILE if state.top is None else face(state.top)
+    if state.top is not None and state.top_discarder is not None:
+        top = words.PILE_TOP.format(card=top, seat=state.top_discarder)
+    mine = " ".join(map(face, sorted(state.hands[seat], key=_order)))
     if state.turn == seat:
-        todo = "your move: play, lay off, swap or discard" if state.drawn else "your turn: draw or take"
+        todo = words.YOUR_MOVE if state.drawn else words.YOUR_TURN
     else:
-        todo = f"seat {state.turn}'s turn (you may claim or swap)"
-    return "\n".join([table_lines(state), f"  pile top: {top}   stock: {len(state.stock)}   cards held: {sizes}",
-                      f"  hand {state.hand}: {describe(state.hand)}", f"  YOUR CARDS: {mine}", f"  > {todo}"])
+        todo = words.THEIR_TURN.format(seat=state.turn)
+    return "\n".join([table_lines(state, face), words.TABLE_FACTS.format(top=top, stock=len(state.stock), sizes=sizes),
+                      words.HAND_LINE.format(hand=state.hand, contract=describe(state.hand)),
+                      words.YOUR_CARDS.format(cards=mine), todo])
 
 
 def _order(card: str) -> tuple:

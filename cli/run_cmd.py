@@ -7,11 +7,13 @@ import uuid
 
 from zioncheck.application.replay import state_hash
 from zioncheck.bots import make_bot
-from zioncheck.cli.live import narrate
-from zioncheck.cli.options import add_bus
-from zioncheck.cli.simulate_cmd import seat_bots
+from zioncheck.cli import words
+from zioncheck.cli.live import Face, face_for, narrate
+from zioncheck.cli.options import CommandFailed, add_bus, add_seats, seat_bots
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access
@@ -27,8 +29,7 @@ def add(sub) -> None:
                                    "move, the table and the scores live, and end with the standings and "
                                    "the command that replays the game.")
     p.add_argument("--pace", type=float, default=0.15, help="seconds per move (0 plays at full speed; default 0.15)")
-    p.add_argument("--players", type=int, default=4, help="seats, 2..20 (default 4)")
-    p.add_argument("--bots", default="greedy", help="bot per seat, comma-separated, repeated (default greedy)")
+    add_seats(p)
     p.add_argument("--seed", type=int, help="seed for the bots' choices (default: random)")
     add_bus(p, "start an embedded one")
     p.add_argument("--metrics-port", type=int, default=0, help="serve Prometheus metrics on this port")
@@ -37,9 +38,9 @@ def add(sub) -> None:
 
 
 def main(args) -> int:
+    names = seat_bots(args.bots, args.players)
     configure_logging(args.log_level)
     serve_metrics(args.metrics_port)
-    names = seat_bots(args.bots, args.players)
     with bus(args.nats_url, args.credentials) as access:
         print(f"NATS at {', '.join(access.servers)}")
         game = asyncio.run(_play(access, names, args.pace, args.seed))
@@ -55,9 +56,11 @@ async def _play(access: Access, names: list[str], pace: float, seed: int | None)
     rng = random.Random(seed)
     bots = {seat: make_bot(name, rng) for seat, name in enumerate(names)}
     follower = await client.follow(game)
-    shown = asyncio.create_task(_show(follower))
+    shown = asyncio.create_task(_show(follower, face_for(sys.stdout)))
     try:
-        await client.send(game, StartGame(game_id=game, players=len(names)))
+        [first, *_] = await follower.outcome(await client.send(game, StartGame(game_id=game, players=len(names))))
+        if isinstance(first, Rejected):
+            raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(first.reason, first.detail)), 1)
         await play_seats(client, follower, bots, rng, pace)
         await follower.wait_until(lambda f: all(f.state.seeds))  # the dealer reveals the last hand's seed
         await shown
@@ -71,13 +74,13 @@ async def _play(access: Access, names: list[str], pace: float, seed: int | None)
     return game
 
 
-async def _show(follower: Follower) -> None:
+async def _show(follower: Follower, face: Face) -> None:
     state, told = GameState(), 0
     while True:
         while told < len(follower.batches):
             for event in follower.batches[told].events:
                 state = evolve(state, event)
-                for line in narrate(event, state):
+                for line in narrate(event, state, face=face):
                     print(line, flush=True)
             told += 1
         if state.game_over:

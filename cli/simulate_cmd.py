@@ -1,11 +1,11 @@
 """`zioncheck simulate`: whole bot games in process, with a results table."""
 import os
-import sys
 import time
 from collections import defaultdict
 
 from zioncheck.application.simulation import GameStalled, play_game
-from zioncheck.bots import NAMES
+from zioncheck.cli import words
+from zioncheck.cli.options import CommandFailed, add_seats, seat_bots
 from zioncheck.cli.progress import Progress
 from zioncheck.contracts.log import write_jsonl
 
@@ -14,35 +14,22 @@ def add(sub) -> None:
     p = sub.add_parser("simulate", help="play whole bot games in process and tabulate the results",
                        description="Play K whole six-hand games between bots, in process, and print wins and "
                                    "average points per seat and per bot, and games per second.")
-    p.add_argument("--players", type=int, default=4, help="seats at the table, 2..20 (default 4)")
+    add_seats(p)
     p.add_argument("--games", type=int, default=10, help="how many games (default 10)")
     p.add_argument("--seed", default="0", help="master seed: the same seed gives byte-identical logs (default 0)")
-    p.add_argument("--bots", default="greedy", help=f"bot per seat, comma-separated, repeated to fill the seats; "
-                                                    f"one of {', '.join(NAMES)} (default greedy)")
     p.add_argument("--log", metavar="DIR", help="write each game's event log to DIR/GAME_ID.jsonl")
     p.set_defaults(func=main)
 
 
-def seat_bots(spec: str, players: int) -> list[str]:
-    names = [name.strip() for name in spec.split(",") if name.strip()]
-    unknown = sorted(set(names) - set(NAMES))
-    if not names or unknown:
-        raise ValueError(f"unknown bot {unknown[0] if unknown else spec!r}: choose from {', '.join(NAMES)}")
-    return [names[i % len(names)] for i in range(players)]
-
-
 def main(args) -> int:
-    try:
-        if not 2 <= args.players <= 20:
-            raise ValueError(f"--players must be 2..20, not {args.players}")
-        if args.games < 1:
-            raise ValueError(f"--games must be at least 1, not {args.games}")
-        bots = seat_bots(args.bots, args.players)
-        if args.log:
+    bots = seat_bots(args.bots, args.players)
+    if args.games < 1:
+        raise CommandFailed(words.GAMES_TOO_FEW.format(games=args.games))
+    if args.log:
+        try:
             os.makedirs(args.log, exist_ok=True)
-    except (ValueError, OSError) as error:
-        print(f"zioncheck simulate: {error}", file=sys.stderr)
-        return 2
+        except OSError as error:
+            raise CommandFailed(str(error)) from None
     wins, points = [0.0] * args.players, [0] * args.players
     progress = Progress(args.games, "games")
     started = time.perf_counter()

@@ -24,15 +24,17 @@ def deal_out(deck: list[str], players: int, dealer: int, per_seat: int) -> tuple
     return hands, deck[per_seat * players:]
 
 
-# R1 (decided): the rules set no upper bound; a table this size is already a crowd.
+# R1: a game needs two players; (decided) the rules set no upper bound, and a table this size is
+# already a crowd. Every face that opens a game (the command line, the gateway) refuses outside this.
+MIN_PLAYERS = 2
 MAX_PLAYERS = 64
 
 
 def start_game(state: GameState, command: StartGame) -> list[AnyEvent]:
     if state.started:
         raise Refused("bad_command", f"game {state.game_id} has already started")
-    if not 2 <= command.players <= MAX_PLAYERS:
-        raise Refused("bad_command", f"a game seats 2 to {MAX_PLAYERS} players, not {command.players} (R1)")
+    if not MIN_PLAYERS <= command.players <= MAX_PLAYERS:
+        raise Refused("bad_command", f"a game seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {command.players} (R1)")
     if not 0 <= command.dealer < command.players:
         raise Refused("bad_command", f"no seat {command.dealer} to deal at a table of {command.players}")
     if not 1 <= command.first_hand <= HANDS_PER_GAME:

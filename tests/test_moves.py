@@ -1,4 +1,5 @@
-"""Typed moves for terminal play: every command a person can send has a spelling that parses back."""
+"""Typed moves for terminal play: every command a person can send has a spelling that parses back; melds are
+typed counted from 1."""
 import pytest
 
 from zioncheck.cli.moves import NotAMove, parse, spell
@@ -25,3 +26,19 @@ def test_a_line_that_is_no_move_says_why(line):
 def test_short_forms_and_any_case_are_accepted():
     assert parse("D", seat=1) == DrawStock(seat=1)
     assert parse("x qh", seat=1) == Discard(seat=1, card="qh")
+
+
+def test_melds_are_typed_counted_from_1_and_sent_counted_from_0_as_on_the_wire():
+    assert parse("lay 7C on 1.1", seat=0) == LayOff(seat=0, target=(1, 0), card="7C")
+    assert parse("swap 6C on 0.2", seat=3) == SwapJoker(seat=3, target=(0, 1), card="6C")
+    assert spell(LayOff(seat=0, target=(1, 0), card="7C", end="high")) == "lay 7C on 1.1 high"
+
+
+def test_a_meld_numbered_0_is_no_move_and_says_melds_count_from_1():
+    with pytest.raises(NotAMove, match="numbered from 1: seat 1's first meld is 1.1"):
+        parse("lay 7C on 1.0", seat=0)
+
+
+def test_cards_may_be_typed_with_the_suit_symbols_the_table_shows():
+    assert parse("x 10\u2665", seat=1) == Discard(seat=1, card="10H")
+    assert parse("down 8\u2663 8\u2666 8\u2660", seat=1) == GoDown(seat=1, melds=[["8C", "8D", "8S"]])

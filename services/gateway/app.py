@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import SeatCommand
+from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.topology import VIEWS, public_view_key, seat_view_key
 from zioncheck.services.gateway import openapi
@@ -59,11 +60,15 @@ async def list_games(request: Request) -> Response:
 
 
 async def create_game(request: Request) -> Response:
-    """Key (401), the key's request rate (429), the body (413, 400, 422), room (409), new-game rate (429): then open."""
+    """Key (401), the key's request rate (429), the body and the seats (413, 400, 422), room (409), new-game rate
+    (429): then open."""
     gateway: Gateway = request.app.state.gateway
     key = gateway.keys.match(request.headers.get(HEADER))
     gateway.limiter.request(key.name)
     new = await read_json(request, NewGame, "invalid_game")
+    if not MIN_PLAYERS <= new.players <= MAX_PLAYERS:   # R1, refused before anything is sent or counted
+        raise HTTPProblem(422, "invalid_game", f"a game seats {MIN_PLAYERS} to {MAX_PLAYERS} players, "
+                                               f"not {new.players}")
     if len(new.seats) != new.players:
         raise HTTPProblem(422, "invalid_game", f"{new.players} players need {new.players} seats, "
                                                f"not {len(new.seats)}")

@@ -13,6 +13,7 @@ from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 from nats.js.kv import KeyValue
 
+from zioncheck.contracts.events import HandDealt
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
 from zioncheck.services.bus.log_store import read_batches, stored_games
@@ -98,7 +99,9 @@ class Reads:
         if not 0 <= step <= steps:
             raise ValueError(f"step must be 0..{steps}, not {step}")
         feed = feed_batch(game, step, batches[step - 1].events) if step else None
-        return ReplayStep(game_id=game, step=step, steps=steps, view=public_view(projections[step]), feed=feed)
+        hands = {e.hand: n for n, batch in enumerate(batches, 1) for e in batch.events if isinstance(e, HandDealt)}
+        return ReplayStep(game_id=game, step=step, steps=steps, view=public_view(projections[step]), feed=feed,
+                          hands=hands)
 
     async def _replay(self, game: str) -> tuple[list[Projection], list]:
         """Every public projection of a finished game, from its log; the last few games are kept."""

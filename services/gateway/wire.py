@@ -9,6 +9,7 @@ import msgspec
 
 from zioncheck.contracts.feed import FeedBatch, FeedItem
 from zioncheck.contracts.views import PublicView, SeatView
+from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 
 Player = Literal["person", "greedy", "random"]
 
@@ -18,7 +19,7 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     `pace` is the seconds each bot waits before a move of its turn, so people can follow it.
     """
-    players: int
+    players: Annotated[int, msgspec.Meta(extra_json_schema={"minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS})]
     seats: list[Player]
     dealer: int = 0
     pace: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.5
@@ -73,12 +74,14 @@ class ReplayStep(msgspec.Struct, frozen=True):
     """GET /games/{id}/replay?step=N: a finished game's public view after its first N log batches.
 
     `feed` is the public side of batch N (None at step 0 or for a batch with nothing public).
+    `hands` maps each hand dealt to the step that dealt it: where a replay jumps to see that hand.
     """
     game_id: str
     step: int
     steps: int
     view: PublicView
     feed: FeedBatch | None = None
+    hands: dict[int, int] = {}
 
 
 class Problem(msgspec.Struct, frozen=True):

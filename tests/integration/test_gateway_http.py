@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import msgspec
+import pytest
 
 from gateway_helpers import (  # noqa: F401
     HANDS,
@@ -19,10 +20,12 @@ from gateway_helpers import (  # noqa: F401
     gateway,
     http,
     keys_file,
+    limited,
     token,
 )
 from zioncheck.contracts.log import read_jsonl
 from zioncheck.contracts.views import decode_public_view, decode_seat_view
+from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.services.bus.embedded import free_port
 from zioncheck.services.bus.log_store import stored_games
 from zioncheck.services.gateway.wire import GameCreated, Outcome, ReplayStep
@@ -69,10 +72,21 @@ async def test_a_game_the_rules_or_the_route_refuse_is_not_opened(http):
         return http.post("/games", headers=PLATFORM, **body)
     refused(await create(json={"players": 3, "seats": ["person", "greedy"]}), 422, "invalid_game")
     refused(await create(json={"players": 2, "seats": ["person", "clever"]}), 422, "invalid_game")
-    refused(await create(json={"players": 1, "seats": ["greedy"]}), 422, "start_refused")
+    refused(await create(json={"players": 2, "seats": ["greedy"] * 2, "dealer": 5}), 422, "start_refused")
     refused(await create(content=b"{players: 2"), 400, "malformed_json")
     refused(await create(json={"players": 2, "seats": ["greedy"] * 2, "pace": 1e9}), 422, "invalid_game")
     assert (await http.get("/games")).json() == []
+
+
+@pytest.mark.parametrize("players", [MIN_PLAYERS - 1, MAX_PLAYERS + 1])
+async def test_r1_a_seat_count_the_rules_refuse_is_422_at_once_with_the_range(nats_server, services, keys_file, players):
+    async with limited(nats_server, keys_file, games_per_minute=1) as (_, http):
+        body = {"players": players, "seats": ["greedy"] * players}
+        problem = refused(await http.post("/games", json=body, headers=PLATFORM), 422, "invalid_game")
+        assert problem["detail"] == f"a game seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}"
+        good = {"players": 2, "seats": ["greedy"] * 2}
+        assert (await http.post("/games", json=good, headers=PLATFORM)).status_code == 201, \
+            "the refused request opened nothing and used none of the key's new games"
 
 
 async def test_r18_a_seats_command_gets_its_outcome_accepted_or_refused_and_the_seat_comes_from_the_token(http, client):
@@ -157,6 +171,7 @@ async def test_a_finished_games_log_and_replay_are_served_and_a_game_in_play_kee
     assert [e.event for e in entries] == [e for b in finished.batches for e in b.events]
     final = msgspec.json.decode((await http.get(f"/games/{finished.game}/replay")).content, type=ReplayStep)
     assert final.steps == final.step == len(finished.batches) and final.view.game_over
+    assert final.hands == {6: 2}, "the step that deals each hand: this game starts at hand 6"
     dealt = msgspec.json.decode((await http.get(f"/games/{finished.game}/replay?step=2")).content, type=ReplayStep)
     assert dealt.view.hand == 6 and dealt.view.hand_sizes == [14, 2] and type(dealt.feed.items[0]).__struct_config__.tag == "hand_dealt"
     assert "cards" not in json.dumps(msgspec.to_builtins(dealt.feed)), "a replay shows what the feed shows"

@@ -1,11 +1,13 @@
 """A person at the terminal plays a whole game against bots over the real services."""
 import asyncio
+import io
 import random
 
 from over_nats import new_game
 from zioncheck.bots.greedy import GreedyBot
 from zioncheck.cli.moves import spell
 from zioncheck.cli.play_cmd import session
+from zioncheck.cli.terminal import Terminal
 from zioncheck.contracts.reasons import explain
 
 
@@ -28,12 +30,15 @@ async def typist(client, game: str, seat: int, lines: asyncio.Queue) -> None:
 
 
 async def test_a_person_typing_moves_plays_a_whole_game_against_bots(nats_server, services, client):
-    game, lines, said = new_game(), asyncio.Queue(), []
+    game, lines, piped = new_game(), asyncio.Queue(), io.StringIO()
     typing = asyncio.create_task(typist(client, game, 0, lines))
-    final = await asyncio.wait_for(session(nats_server.access, 0, ["greedy"] * 3, 0.0, lines, said.append, game),
+    final = await asyncio.wait_for(session(nats_server.access, 0, ["greedy"] * 3, 0.0, lines, Terminal(piped), game),
                                    timeout=120)
     await typing
     assert final.game_over
-    text = "\n".join(said)
+    text = piped.getvalue()
     assert f"refused: {explain('bad_command')}: not a card: 'ZZ'" in text
+    assert text.count("not a card: 'ZZ'") == 1, "a refusal is told once"
     assert "YOUR CARDS:" in text and "moves (cards like" in text
+    assert "\x1b" not in text, "piped, the game is plain lines"
+    assert "=== Game over" in text, "the end of the game is told before the session returns"

@@ -2,6 +2,7 @@
 // Opening a game takes a platform key (X-Platform-Key): the operator pastes one of the gateway's
 // keys into the form once, and this browser keeps it (localStorage, this origin only).
 import { el } from "./cards.js";
+import { WORDS as W } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "zioncheck.platformKey";
@@ -9,9 +10,9 @@ const KEY = "zioncheck.platformKey";
 $("key").value = localStorage.getItem(KEY) || "";
 
 function state(game) {
-  if (!game.seq) return "waiting for its first view";
-  if (game.game_over) return `over: ${game.winners.map((s) => `seat ${s}`).join(" and ")} won`;
-  return game.turn === null ? "between hands" : `seat ${game.turn} to play`;
+  if (!game.seq) return W.waitingForView;
+  if (game.game_over) return W.over(game.winners);
+  return game.turn === null ? W.betweenHands : W.toPlay(game.turn);
 }
 
 function when(seconds) {
@@ -25,10 +26,10 @@ async function refresh() {
     const rows = games.map((g) => el("tr", { "data-game": g.game_id },
       el("td", {}, el("a", { href: `/watch/${encodeURIComponent(g.game_id)}`, text: g.game_id })),
       el("td", { text: g.players || "" }), el("td", { text: g.hand || "" }), el("td", { text: state(g) }),
-      el("td", { text: g.totals.join(" / ") }), el("td", { text: when(g.updated) })));
-    $("games").replaceChildren(...(rows.length ? rows : [el("tr", {}, el("td", { colspan: 6, class: "muted", text: "No games yet." }))]));
+      el("td", { class: "wide", text: g.totals.join(" / ") }), el("td", { class: "wide", text: when(g.updated) })));
+    $("games").replaceChildren(...(rows.length ? rows : [el("tr", {}, el("td", { colspan: 6, class: "muted", text: W.noGames }))]));
   } catch (error) {
-    $("games").replaceChildren(el("tr", {}, el("td", { colspan: 6, class: "error", text: `Cannot list games: ${error}` })));
+    $("games").replaceChildren(el("tr", {}, el("td", { colspan: 6, class: "error", text: W.cannotList(error) })));
   }
 }
 

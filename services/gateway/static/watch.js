@@ -1,15 +1,22 @@
-// One game, live over /games/{id}/public/ws; once it is over, a replay with a slider over its log batches.
+// One game, live over /games/{id}/public/ws; once it is over, a replay of its log batches: a slider,
+// a play button with a speed, and a jump to the deal of any hand.
 import { el, narrate } from "./cards.js";
 import { drawTable, scores, status } from "./table.js";
+import { WORDS as W } from "./words.js";
 
 const game = decodeURIComponent(location.pathname.split("/").pop());
 const $ = (id) => document.getElementById(id);
 const MOVES_KEPT = 200;
+const SPEEDS = [["\u00bc\u00d7", 1000], ["\u00bd\u00d7", 500], ["1\u00d7", 250], ["2\u00d7", 125], ["4\u00d7", 60]];
+const SPEED = "250";        // milliseconds a replay step stays on the table, to begin with
 let shownSeq = -1;          // the newest view drawn (views carry `seq`: never draw an older one)
 let fedSeq = 0;             // the newest feed batch listed
+let finished = false;       // the game is over: nothing new will come, and the page says so
 let replaying = false;      // the slider, not the live stream, is what the table shows
 let replaySteps = null;
 let replayShown = -1;       // the replay step the table shows
+let hands = {};             // hand number -> the replay step that deals it
+let playing = null;         // the timer of a replay playing on its own
 
 function show(view) {
   drawTable($("table"), view);
@@ -34,13 +41,17 @@ function onView(view) {
   if (view.seq <= shownSeq) return;
   shownSeq = view.seq;
   if (!replaying) show(view);
-  if (view.game_over && replaySteps === null) offerReplay();
+  if (view.game_over) {
+    finished = true;
+    $("connection").textContent = W.finished;
+    if (replaySteps === null) offerReplay();
+  }
 }
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/games/${encodeURIComponent(game)}/public/ws`);
-  socket.onopen = () => { if (!replaying) $("connection").textContent = "live"; };
+  socket.onopen = () => { $("connection").textContent = finished ? W.finished : W.live; };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.kind === "view") onView(message.view);
@@ -48,12 +59,13 @@ function connect() {
   };
   socket.onclose = (event) => {
     if (event.code === 4404) {
-      $("status").textContent = `No game ${game} is stored.`;
+      $("status").textContent = W.noSuchGame(game);
       $("status").classList.add("error");
       $("connection").textContent = "";
       return;
     }
-    $("connection").textContent = `reconnecting (${event.reason || "connection closed"})`;
+    if (finished) return;   // a finished game has nothing more to send
+    $("connection").textContent = W.reconnecting(event.reason);
     setTimeout(connect, 1000);
   };
 }
@@ -69,41 +81,61 @@ async function step(n) {
   if (at.step !== replayShown + 1) $("moves").replaceChildren();  // a jump: the list starts again here
   if (at.feed) appendMoves(at.feed);
   replayShown = at.step;
-  $("step-label").textContent = `step ${at.step} of ${at.steps}`;
+  $("step-label").textContent = W.step(at.step, at.steps);
+  $("hand").value = String(at.view.hand);
   $("step-moves").replaceChildren(...(at.feed ? at.feed.items.flatMap((item, i) => [i ? " \u00b7 " : "", ...narrate(item)]) : []));
 }
 
-function replay() {
+function goTo(n) {
   replaying = true;
-  $("connection").textContent = "replay";
+  $("step").value = String(n);
+  return step(n);
+}
+
+function stop() {
+  clearTimeout(playing);
+  playing = null;
+  $("play").textContent = W.play;
+}
+
+// One step every `speed` milliseconds (read before each wait), each drawn before the next wait begins.
+function tick() {
+  playing = setTimeout(async () => {
+    const next = Number($("step").value) + 1;
+    if (next <= replaySteps) await goTo(next);
+    if (next >= replaySteps) stop();
+    else if (playing) tick();
+  }, Number($("speed").value));
 }
 
 async function offerReplay() {
   replaySteps = 0;
   const response = await fetch(`/games/${encodeURIComponent(game)}/replay`);
   if (!response.ok) return;
-  replaySteps = (await response.json()).steps;
+  const last = await response.json();
+  replaySteps = last.steps;
+  hands = last.hands || {};
   const slider = $("step");
   slider.max = String(replaySteps);
   slider.value = String(replaySteps);
-  $("step-label").textContent = `step ${replaySteps} of ${replaySteps}`;
+  $("step-label").textContent = W.step(replaySteps, replaySteps);
+  $("speed").replaceChildren(...SPEEDS.map(([label, ms]) => el("option", { value: String(ms), text: label })));
+  $("speed").value = SPEED;
+  $("hand").replaceChildren(...Object.keys(hands).map((hand) => el("option", { value: hand, text: W.handOption(hand) })));
+  $("hand").value = String(last.view.hand);
+  $("play").textContent = W.play;
   $("replay").classList.add("shown");
-  slider.addEventListener("input", () => { replay(); step(Number(slider.value)); });
-  let timer = null;
+  slider.addEventListener("input", () => goTo(Number(slider.value)));
+  $("hand").addEventListener("change", () => goTo(hands[$("hand").value]));
   $("play").addEventListener("click", () => {
-    if (timer) { clearInterval(timer); timer = null; $("play").textContent = "Play"; return; }
-    if (Number(slider.value) >= replaySteps) slider.value = "0";
-    replay();
-    $("play").textContent = "Pause";
-    timer = setInterval(() => {
-      const next = Number(slider.value) + 1;
-      if (next > replaySteps) { clearInterval(timer); timer = null; $("play").textContent = "Play"; return; }
-      slider.value = String(next);
-      step(next);
-    }, 250);
+    if (playing) { stop(); return; }
+    if (Number(slider.value) >= replaySteps) goTo(0);
+    $("play").textContent = W.pause;
+    tick();
   });
 }
 
 $("game-id").textContent = game;
+$("status").textContent = W.connecting;
 document.title = `Zioncheck: ${game}`;
 connect();

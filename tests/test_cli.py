@@ -1,0 +1,90 @@
+"""The command line's papercuts: one seat range everywhere (R1), refused at once in one line; unknown bots in
+one line; and every subcommand ends quietly when the reader of its output goes away."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from zioncheck.application.simulation import play_game
+from zioncheck.cli.main import READER_GONE, main
+from zioncheck.contracts.log import write_jsonl
+from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
+
+STATIC = Path(__file__).parent.parent / "services" / "gateway" / "static"
+SEATED = ["run", "play", "simulate"]   # the subcommands that seat players
+RANGE = f"{MIN_PLAYERS}..{MAX_PLAYERS}"
+
+
+def zioncheck(*args: str, stdout=subprocess.PIPE, timeout: float = 30) -> subprocess.CompletedProcess:
+    """The command as a person runs it: its own process, so a command that hangs fails the test by timing out."""
+    return subprocess.run([sys.executable, "-m", "zioncheck.cli.main", *args], stdout=stdout,
+                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, timeout=timeout)
+
+
+def one_line_refusal(result: subprocess.CompletedProcess, command: str) -> str:
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"zioncheck {command}: ")
+    return line
+
+
+@pytest.mark.parametrize("command", SEATED)
+@pytest.mark.parametrize("players", [MIN_PLAYERS - 1, MAX_PLAYERS + 1])
+def test_r1_a_seat_count_the_table_would_refuse_is_refused_at_once_in_one_line(command, players):
+    line = one_line_refusal(zioncheck(command, "--players", str(players)), command)
+    assert f"--players must be {RANGE}, not {players}" in line
+
+
+@pytest.mark.parametrize("command", SEATED)
+def test_r1_every_help_says_the_range_the_table_keeps(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    helped = " ".join(capsys.readouterr().out.split())
+    assert f"--players PLAYERS seats at the table, {RANGE} (default 4)" in helped
+    assert not re.search(r"\b2\.\.20\b", helped)
+
+
+def test_r1_the_web_form_offers_the_range_the_table_keeps():
+    page = (STATIC / "index.html").read_text()
+    assert f'id="players" type="number" min="{MIN_PLAYERS}" max="{MAX_PLAYERS}"' in page
+
+
+def test_r1_the_largest_table_plays_in_process():
+    result = zioncheck("simulate", "--players", str(MAX_PLAYERS), "--games", "1", timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"{MAX_PLAYERS - 1:>4}  greedy" in result.stdout
+
+
+@pytest.mark.parametrize("command", SEATED)
+def test_an_unknown_bot_is_refused_in_one_line_that_names_the_bots(command):
+    line = one_line_refusal(zioncheck(command, "--bots", "greedy,foo"), command)
+    assert line.endswith("unknown bot 'foo': the bots are greedy, random")
+
+
+def test_a_seat_off_the_table_is_refused_in_one_line():
+    line = one_line_refusal(zioncheck("play", "--players", "3", "--seat", "3"), "play")
+    assert line.endswith("--seat must be 0..2 at a table of 3, not 3")
+
+
+@pytest.fixture(scope="module")
+def game_log(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("log") / "game.jsonl"
+    path.write_bytes(write_jsonl(play_game(["greedy", "greedy"], "7", "pipe-game").log))
+    return path
+
+
+@pytest.mark.parametrize("args", [["replay", "{log}"], ["simulate", "--games", "2"], ["asyncapi"], ["--help"],
+                                  ["replay", "--help"]], ids=" ".join)
+def test_every_subcommand_ends_quietly_when_the_reader_of_its_output_is_gone(args, game_log):
+    read, write = os.pipe()
+    os.close(read)   # as `| head` does once it has read its lines: every write finds no reader
+    try:
+        result = zioncheck(*(a.format(log=game_log) for a in args), stdout=write)
+    finally:
+        os.close(write)
+    assert result.stderr == ""
+    assert result.returncode == (0 if "--help" in args else READER_GONE)   # argparse's help ignores it itself
