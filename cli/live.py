@@ -3,6 +3,7 @@ from zioncheck.contracts import events as ev
 from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState
 from zioncheck.domain.hands import describe
+from zioncheck.domain.seats import left_of_dealer
 
 
 def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = None) -> list[str]:
@@ -16,7 +17,7 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
             return [f"Game {event.game_id}: {event.players} players, {event.decks} decks."]
         case ev.HandDealt():
             return ["", f"=== Hand {event.hand}: {describe(event.hand)}; seat {event.dealer} deals, "
-                        f"{len(event.hands[0])} cards each; seat {(event.dealer + 1) % len(event.hands)} "
+                        f"{len(event.hands[0])} cards each; seat {left_of_dealer(event.dealer, len(event.hands))} "
                         f"plays first (twice). Commitment {event.commitment[:16]}..."]
         case ev.StockDrawn():
             shown = f" {event.card}" if event.seat == hide_draws_from else ""
