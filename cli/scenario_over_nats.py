@@ -34,9 +34,7 @@ async def play(s: Scenario, access: Access, services: Services | None = None) ->
         seeds = await client.js.key_value(SEEDS)
         await seeds.put(f"{game}.{s.hand}", f"{s.seed:064x}".encode())
         follower = await client.follow(game)
-        dealer = s.players - 1 if s.dealer is None else s.dealer
-        start = StartGame(game_id=game, players=s.players, dealer=(dealer - (s.hand - 1)) % s.players,
-                          first_hand=s.hand, stacked=True)
+        start = StartGame(game_id=game, players=s.players, dealer=s.first_dealer, first_hand=s.hand, stacked=True)
         await follower.outcome(await client.send(game, start))
         deal = Deal(hand=s.hand, hands=s.hands, stock=s.stock, discard=s.discard)
         await follower.outcome(await client.send(game, deal, as_dealer=True))

@@ -9,6 +9,7 @@ from zioncheck.application.turns import InProcessTable
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import Deal, StartGame
 from zioncheck.contracts.events import Rejected
+from zioncheck.domain.dealing import first_dealer_of
 from zioncheck.services.bus.topology import COMMANDS, FEED, SEEDS, command_subject, feed_subject, origin_of
 
 
@@ -23,7 +24,7 @@ async def stacked_game(client: GameClient, players: int, hands, stock, discard=(
     follower = await client.follow(game)
     dealer = players - 1 if dealer is None else dealer
     await follower.outcome(await client.send(game, StartGame(
-        game_id=game, players=players, dealer=(dealer - hand + 1) % players, first_hand=hand, stacked=True)))
+        game_id=game, players=players, dealer=first_dealer_of(dealer, hand, players), first_hand=hand, stacked=True)))
     await follower.outcome(await client.send(game, Deal(hand=hand, hands=hands, stock=stock, discard=list(discard)),
                                              as_dealer=True))
     return follower

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from zioncheck.contracts import events as ev
 from zioncheck.domain import GameState, decide, evolve
 from zioncheck.domain.cards import decks_for
-from zioncheck.domain.dealing import dealer_of
+from zioncheck.domain.dealing import dealer_of, first_dealer_of
 from zioncheck.domain.melds import set_rank
 
 
@@ -52,7 +52,7 @@ def dealt(*hands, stock="", discard="", hand: int = 1, dealer: int | None = None
     """
     players = len(hands)
     dealer = players - 1 if dealer is None else dealer
-    first_dealer = (dealer - (hand - 1)) % players
+    first_dealer = first_dealer_of(dealer, hand, players)
     events = hands_played(players, hand - 1, first_dealer, totals)
     if decks is not None:
         events[0] = ev.GameStarted(game_id="test", players=players, decks=decks, dealer=first_dealer)
