@@ -99,7 +99,7 @@ class TableService:
         if isinstance(events[0], GameStarted) or logged.state.game_over:
             if logged.state.game_over:
                 self.games.pop(logged.game, None)
-            ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.logged.started and not g.logged.game_over))
+            ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
 
     async def _decide(self, logged: LoggedGame, data: bytes, origin: str) -> list[AnyEvent]:
         command = read_command(data, origin, logged.game)
