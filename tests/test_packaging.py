@@ -9,7 +9,7 @@ SETUPTOOLS = PROJECT["tool"]["setuptools"]
 
 
 def package_folders() -> set[str]:
-    """Every folder of the repository's layers that holds an __init__.py, as its installed name."""
+    """Every folder of the repository's layers that is a package (holds "__init__.py"), as its installed name."""
     found = set()
     for name, folder in SETUPTOOLS["package-dir"].items():
         for init in (ROOT / folder).rglob("__init__.py"):
