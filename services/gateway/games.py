@@ -27,7 +27,7 @@ from zioncheck.bots import make_bot
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import SeatCommand, StartGame
-from zioncheck.contracts.log import encode
+from zioncheck.contracts.log import encode, tag_of
 from zioncheck.domain.views import redact
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.gateway.reads import Reads
@@ -249,7 +249,7 @@ async def _cancel(task: asyncio.Task) -> None:
 
 
 def _outcome(game: str, seq: int, command: SeatCommand, events: list) -> Outcome:
-    kind = type(command).__struct_config__.tag
+    kind = tag_of(command)
     if len(events) == 1 and isinstance(events[0], ev.Rejected):
         log.info("command", game=game, seq=seq, type=kind, outcome="rejected", reason=events[0].reason)
         COMMANDS.labels("rejected", events[0].reason).inc()

@@ -23,7 +23,7 @@ from zioncheck.application.turns import play_turn_async
 from zioncheck.contracts.commands import Reshuffle
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import AnyEvent, GameStarted, Rejected
-from zioncheck.contracts.log import Batch, encode
+from zioncheck.contracts.log import Batch, encode, tag_of
 from zioncheck.services.bus import log_store
 from zioncheck.services.bus.log_store import LogConflict, LoggedGame
 from zioncheck.services.bus.topology import COMMANDS as COMMAND_STREAM
@@ -130,5 +130,5 @@ def _count(game: str, seq: int, first) -> None:
                  reason=first.reason, detail=first.detail)
     else:
         COMMANDS.labels("accepted", "").inc()
-        log.info("command", game=game, seq=seq, outcome="accepted", first_event=type(first).__struct_config__.tag)
+        log.info("command", game=game, seq=seq, outcome="accepted", first_event=tag_of(first))
 
