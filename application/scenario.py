@@ -1,14 +1,14 @@
 """The rules oracle: play one hand from a stacked deal (format: docs/scenarios.md)."""
 import msgspec
 
-from zioncheck.application.reading import read_command
 from zioncheck.application.seeds import Dealer
 from zioncheck.application.turns import InProcessTable
-from zioncheck.contracts.events import AnyEvent, GameStarted, HandDealt, Rejected
+from zioncheck.contracts.events import AnyEvent, GameStarted, HandDealt
 from zioncheck.domain import GameState, fold
 from zioncheck.domain.cards import canonical, decks_for
 from zioncheck.domain.dealing import first_dealer_of
 from zioncheck.domain.hands import HANDS_PER_GAME
+from zioncheck.domain.refusal import refusal_of
 
 
 class ScenarioError(ValueError):
@@ -81,15 +81,13 @@ def run(s: Scenario) -> dict:
     table = InProcessTable(dealer=Dealer(lambda hand: f"{s.seed:064x}"), state=given(s))
     results = []
     for index, raw in enumerate(s.commands):
-        command = read_command(bytes(raw))
-        events: list[AnyEvent] = [command] if isinstance(command, Rejected) else table.handle(command, cause=index)
-        results.append(result(index, events))
+        results.append(result(index, table.handle_bytes(bytes(raw), cause=index)))
     return {"results": results, "state": view(table.state)}
 
 
 def result(index: int, events: list[AnyEvent]) -> dict:
-    if len(events) == 1 and isinstance(events[0], Rejected):
-        return {"index": index, "accepted": False, "reason": events[0].reason, "detail": events[0].detail}
+    if rejected := refusal_of(events):
+        return {"index": index, "accepted": False, "reason": rejected.reason, "detail": rejected.detail}
     return {"index": index, "accepted": True, "events": msgspec.to_builtins(events)}
 
 

@@ -12,11 +12,12 @@ from zioncheck.cli.options import add_bus
 from zioncheck.cli.simulate_cmd import seat_bots
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import StartGame
-from zioncheck.contracts.events import Discarded, HandDealt, Rejected
+from zioncheck.contracts.events import Discarded, HandDealt
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.cards import RANK_VALUE, SUITS, rank, suit
 from zioncheck.domain.hands import describe
+from zioncheck.domain.refusal import refusal_of
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
@@ -98,9 +99,8 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
             except NotAMove as reason:
                 say(f"  ? {reason}")
                 continue
-            [first, *_] = await follower.outcome(await client.send(game, command))
-            if isinstance(first, Rejected):
-                say(f"  refused: {explain_refusal(first.reason, first.detail)}")
+            if rejected := refusal_of(await follower.outcome(await client.send(game, command))):
+                say(f"  refused: {explain_refusal(rejected.reason, rejected.detail)}")
         return follower.state
     finally:
         for task in tasks:

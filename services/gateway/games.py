@@ -28,6 +28,7 @@ from zioncheck.client import Follower, GameClient
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import SeatCommand, StartGame
 from zioncheck.contracts.log import encode, tag_of
+from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.views import redact
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.gateway.reads import Reads
@@ -124,13 +125,13 @@ class Games:
         follower = await self.client.follow(game)
         try:
             seq = await self.client.send(game, StartGame(game_id=game, players=new.players, dealer=new.dealer))
-            first = (await follower.outcome(seq, self.answer_within))[0]
+            rejected = refusal_of(await follower.outcome(seq, self.answer_within))
         except BaseException:
             await follower.stop()
             raise
-        if isinstance(first, ev.Rejected):
+        if rejected:
             await follower.stop()
-            raise Refused(first.reason, first.detail)
+            raise Refused(rejected.reason, rejected.detail)
         return game, follower
 
     async def _play(self, game: str, follower: Follower, bots: dict, rng: random.Random, pace: float) -> None:
@@ -250,10 +251,10 @@ async def _cancel(task: asyncio.Task) -> None:
 
 def _outcome(game: str, seq: int, command: SeatCommand, events: list) -> Outcome:
     kind = tag_of(command)
-    if len(events) == 1 and isinstance(events[0], ev.Rejected):
-        log.info("command", game=game, seq=seq, type=kind, outcome="rejected", reason=events[0].reason)
-        COMMANDS.labels("rejected", events[0].reason).inc()
-        return Outcome(game_id=game, seq=seq, accepted=False, reason=events[0].reason, detail=events[0].detail)
+    if rejected := refusal_of(events):
+        log.info("command", game=game, seq=seq, type=kind, outcome="rejected", reason=rejected.reason)
+        COMMANDS.labels("rejected", rejected.reason).inc()
+        return Outcome(game_id=game, seq=seq, accepted=False, reason=rejected.reason, detail=rejected.detail)
     log.info("command", game=game, seq=seq, type=kind, outcome="accepted")
     COMMANDS.labels("accepted", "").inc()
     drew = next((e.card for e in events if isinstance(e, ev.StockDrawn) and e.seat == command.seat), None)

@@ -3,12 +3,10 @@ import uuid
 
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
-from zioncheck.application.reading import read_command
 from zioncheck.application.seeds import Dealer
 from zioncheck.application.turns import InProcessTable
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import Deal, StartGame
-from zioncheck.contracts.events import Rejected
 from zioncheck.domain.dealing import first_dealer_of
 from zioncheck.services.bus.topology import COMMANDS, FEED, SEEDS, command_subject, feed_subject, origin_of
 
@@ -63,8 +61,7 @@ def uninterrupted(commands: list[tuple[bytes, str]], seeds: dict[int, str]) -> l
     table = InProcessTable(dealer=Dealer(lambda hand: seeds[hand]))
     events = []
     for data, origin in commands:
-        command = read_command(data, origin)
-        events += [command] if isinstance(command, Rejected) else table.handle(command)
+        events += table.handle_bytes(data, origin)
     return events
 
 

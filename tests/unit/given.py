@@ -14,6 +14,7 @@ from zioncheck.domain import GameState, decide, evolve
 from zioncheck.domain.cards import decks_for
 from zioncheck.domain.dealing import dealer_of, first_dealer_of
 from zioncheck.domain.melds import set_rank
+from zioncheck.domain.refusal import refusal_of
 
 
 def cards(text) -> list[str]:
@@ -147,23 +148,20 @@ def play(given, when=(), *, strict: bool = True) -> Played:
     for i, command in enumerate(when):
         before = state
         last = decide(state, command)
-        if strict and i < len(when) - 1 and _refused(last):
-            raise AssertionError(f"setup command {command} was refused: {last[0].reason}: {last[0].detail}")
+        if strict and i < len(when) - 1 and (rejected := refusal_of(last)):
+            raise AssertionError(f"setup command {command} was refused: {rejected.reason}: {rejected.detail}")
         for event in last:
             state = evolve(state, event)
         every += last
     return Played(state=state, before=before, events=every, last=last)
 
 
-def _refused(events) -> bool:
-    return len(events) == 1 and isinstance(events[0], ev.Rejected)
-
-
 # --- then: what a player would see ---------------------------------------------------
 
 def refusal(played: Played) -> str | None:
     """The R18 reason the last command was refused for, or None if it was accepted."""
-    return played.last[0].reason if _refused(played.last) else None
+    rejected = refusal_of(played.last)
+    return rejected.reason if rejected else None
 
 
 def accepted(played: Played) -> bool:
