@@ -40,8 +40,8 @@ COMMANDS = Metric("zc_gateway_commands_total", "Seat commands the gateway sent a
 HELD = Gauge("zc_gateway_games_held", "Games this gateway follows (and plays the bots of) right now")
 
 
-class Refused(Exception):
-    """The rules refused to open the game (R18)."""
+class StartRefused(Exception):
+    """The rules refused the game's StartGame (R18), so no game opened."""
 
     def __init__(self, reason: str, detail: str):
         super().__init__(detail)
@@ -131,7 +131,7 @@ class Games:
             raise
         if rejected:
             await follower.stop()
-            raise Refused(rejected.reason, rejected.detail)
+            raise StartRefused(rejected.reason, rejected.detail)
         return game, follower
 
     async def _play(self, game: str, follower: Follower, bots: dict, rng: random.Random, pace: float) -> None:
