@@ -3,7 +3,6 @@ import asyncio
 import random
 import sys
 import threading
-import uuid
 
 from zioncheck.bots import make_bot
 from zioncheck.cli.live import narrate, table_lines
@@ -21,6 +20,7 @@ from zioncheck.domain.refusal import refusal_of
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
+from zioncheck.services.bus.topology import new_game_id
 from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import SERVICES, Services
 
@@ -71,7 +71,7 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
 
     It logs in as the bots' role, which hosts the bot seats and follows the log."""
     client = await GameClient.connect(access, "bots")
-    game = game or f"play-{uuid.uuid4().hex[:10]}"
+    game = game or new_game_id("play")
     rng = random.Random()
     follower = await client.follow(game)
     bots = {s: make_bot(name, rng) for s, name in enumerate(names) if s != seat}

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import random
 import time
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -31,6 +30,7 @@ from zioncheck.contracts.log import encode, tag_of
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.views import redact
 from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.topology import new_game_id
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.wire import NewGame, Outcome
 
@@ -121,7 +121,7 @@ class Games:
         return game
 
     async def _start(self, new: NewGame) -> tuple[str, Follower]:
-        game = f"game-{uuid.uuid4().hex[:12]}"
+        game = new_game_id()
         follower = await self.client.follow(game)
         try:
             seq = await self.client.send(game, StartGame(game_id=game, players=new.players, dealer=new.dealer))

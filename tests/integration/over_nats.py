@@ -1,6 +1,4 @@
 """Small helpers for tests that talk to a real server."""
-import uuid
-
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from zioncheck.application.seeds import Dealer
@@ -8,11 +6,20 @@ from zioncheck.application.turns import InProcessTable
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import Deal, StartGame
 from zioncheck.domain.dealing import first_dealer_of
-from zioncheck.services.bus.topology import COMMANDS, FEED, SEEDS, command_subject, feed_subject, origin_of
+from zioncheck.services.bus.topology import (
+    COMMANDS,
+    FEED,
+    SEEDS,
+    command_subject,
+    feed_subject,
+    new_game_id,
+    origin_of,
+    seed_key,
+)
 
 
 def new_game() -> str:
-    return f"t-{uuid.uuid4().hex[:10]}"
+    return new_game_id("t")
 
 
 async def stacked_game(client: GameClient, players: int, hands, stock, discard=(), hand: int = 1,
@@ -50,7 +57,7 @@ async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
     seeds = {}
     for hand in range(1, 7):
         try:
-            seeds[hand] = (await kv.get(f"{game}.{hand}")).value.decode()
+            seeds[hand] = (await kv.get(seed_key(game, hand))).value.decode()
         except KeyNotFoundError:  # hands not reached have no seed
             break
     return seeds
