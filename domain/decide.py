@@ -8,9 +8,9 @@ from zioncheck.contracts.log import tag_of
 from zioncheck.contracts.reasons import Reason
 from zioncheck.domain.claims import claim
 from zioncheck.domain.dealing import deal, reshuffle, reveal_seed, start_game
+from zioncheck.domain.discarding import discard
 from zioncheck.domain.drawing import draw_stock, take_discard
 from zioncheck.domain.going_down import go_down
-from zioncheck.domain.going_out import discard
 from zioncheck.domain.joker_swap import swap_joker
 from zioncheck.domain.laying_off import lay_off
 from zioncheck.domain.refusal import Refused
