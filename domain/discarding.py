@@ -2,7 +2,7 @@
 from zioncheck.contracts.commands import Discard
 from zioncheck.contracts.events import AnyEvent, Discarded
 from zioncheck.domain.evolve import evolve
-from zioncheck.domain.gates import card, has_drawn, holds, own_turn, seat_in_play
+from zioncheck.domain.gates import after_the_draw, card, holds
 from zioncheck.domain.going_out import end_of_hand
 from zioncheck.domain.state import GameState
 
@@ -10,9 +10,7 @@ from zioncheck.domain.state import GameState
 def discard(state: GameState, command: Discard) -> list[AnyEvent]:
     card_ = card(command.card)
     seat = command.seat
-    seat_in_play(state, seat)
-    own_turn(state, seat)
-    has_drawn(state)
+    after_the_draw(state, seat)
     holds(state, seat, card_)
     discarded = Discarded(seat=seat, card=card_)
     events: list[AnyEvent] = [discarded]
