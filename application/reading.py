@@ -21,6 +21,7 @@ from zioncheck.contracts.commands import (
 from zioncheck.contracts.events import AnyEvent, Rejected
 from zioncheck.contracts.log import decode_command
 from zioncheck.domain.decide import rejection
+from zioncheck.domain.refusal import refusal_of
 
 DEALER_ONLY = (Deal, Reshuffle, RevealSeed)
 
@@ -99,4 +100,5 @@ def unreadable(data: bytes, error: Exception) -> Rejected:
 
 def stock_empty(events: list[AnyEvent]) -> bool:
     """The draw waits for the dealer's reshuffle (R16)."""
-    return len(events) == 1 and isinstance(events[0], Rejected) and events[0].reason == "stock_empty"
+    rejected = refusal_of(events)
+    return rejected is not None and rejected.reason == "stock_empty"

@@ -1,13 +1,14 @@
 """The rules oracle: play one hand from a stacked deal (format: docs/scenarios.md)."""
 import msgspec
 
-from zioncheck.application.reading import read_command
 from zioncheck.application.seeds import Dealer
 from zioncheck.application.turns import InProcessTable
-from zioncheck.contracts.events import AnyEvent, GameStarted, HandDealt, Rejected
+from zioncheck.contracts.events import AnyEvent, GameStarted, HandDealt
 from zioncheck.domain import GameState, fold
 from zioncheck.domain.cards import canonical, decks_for
+from zioncheck.domain.dealing import first_dealer_of
 from zioncheck.domain.hands import HANDS_PER_GAME
+from zioncheck.domain.refusal import refusal_of
 
 
 class ScenarioError(ValueError):
@@ -23,6 +24,16 @@ class Scenario(msgspec.Struct):
     dealer: int | None = None
     discard: list[str] = []
     seed: int = 0
+
+    @property
+    def hand_dealer(self) -> int:
+        """The seat that deals the hand: the last one unless the scenario names one, so seat 0 plays first (R8)."""
+        return self.players - 1 if self.dealer is None else self.dealer
+
+    @property
+    def first_dealer(self) -> int:
+        """Hand 1's dealer in the game that leads to the stacked deal (R8)."""
+        return first_dealer_of(self.hand_dealer, self.hand, self.players)
 
 
 def load(data: bytes) -> Scenario:
@@ -54,12 +65,10 @@ def _check(s: Scenario) -> None:
 
 def given(s: Scenario) -> GameState:
     """The stacked deal as the events that would have led to it."""
-    dealer = s.players - 1 if s.dealer is None else s.dealer
-    first_dealer = (dealer - (s.hand - 1)) % s.players
-    deal = HandDealt(hand=s.hand, dealer=dealer, hands=[_cards(h) for h in s.hands], stock=_cards(s.stock),
+    deal = HandDealt(hand=s.hand, dealer=s.hand_dealer, hands=[_cards(h) for h in s.hands], stock=_cards(s.stock),
                      discard=_cards(s.discard))
     started = GameStarted(game_id="scenario", players=s.players, decks=decks_for(s.players),
-                          dealer=first_dealer, first_hand=s.hand, stacked=True)
+                          dealer=s.first_dealer, first_hand=s.hand, stacked=True)
     return fold(GameState(), [started, deal])
 
 
@@ -72,15 +81,13 @@ def run(s: Scenario) -> dict:
     table = InProcessTable(dealer=Dealer(lambda hand: f"{s.seed:064x}"), state=given(s))
     results = []
     for index, raw in enumerate(s.commands):
-        command = read_command(bytes(raw))
-        events: list[AnyEvent] = [command] if isinstance(command, Rejected) else table.handle(command, cause=index)
-        results.append(result(index, events))
+        results.append(result(index, table.handle_bytes(bytes(raw), cause=index)))
     return {"results": results, "state": view(table.state)}
 
 
 def result(index: int, events: list[AnyEvent]) -> dict:
-    if len(events) == 1 and isinstance(events[0], Rejected):
-        return {"index": index, "accepted": False, "reason": events[0].reason, "detail": events[0].detail}
+    if rejected := refusal_of(events):
+        return {"index": index, "accepted": False, "reason": rejected.reason, "detail": rejected.detail}
     return {"index": index, "accepted": True, "events": msgspec.to_builtins(events)}
 
 

@@ -5,8 +5,9 @@ from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.turns import InProcessTable
 from zioncheck.bots import Bot, make_bot
 from zioncheck.contracts.commands import Command, StartGame
-from zioncheck.contracts.events import AnyEvent, Discarded, HandEnded, Rejected
+from zioncheck.contracts.events import AnyEvent, Discarded, HandEnded
 from zioncheck.contracts.log import Entry
+from zioncheck.domain.refusal import refusal_of
 
 # A hand in which no seat ever goes out and the pile never runs dry could go on
 # for ever between bots that never go down; a simulation gives up on it instead.
@@ -58,8 +59,8 @@ def _out_of_turn(table: InProcessTable, bots: list[Bot], rng: random.Random, dis
 
 def _send(table: InProcessTable, command: Command) -> list[AnyEvent]:
     events = table.handle(command)
-    if len(events) == 1 and isinstance(events[0], Rejected):
-        raise AssertionError(f"bot move refused: {command} -> {events[0].reason}: {events[0].detail}")
+    if rejected := refusal_of(events):
+        raise AssertionError(f"bot move refused: {command} -> {rejected.reason}: {rejected.detail}")
     return events
 
 

@@ -4,11 +4,11 @@ and decide again. This step exists once; the table in process (below) and the ta
 """
 from collections.abc import Awaitable, Callable, Generator
 
-from zioncheck.application.reading import stock_empty
+from zioncheck.application.reading import read_command, stock_empty
 from zioncheck.application.seeds import Dealer
-from zioncheck.contracts.commands import Command, Reshuffle
+from zioncheck.contracts.commands import PLAY, Command, Reshuffle
 from zioncheck.contracts.dealer import ReshuffleRequest
-from zioncheck.contracts.events import AnyEvent
+from zioncheck.contracts.events import AnyEvent, Rejected
 from zioncheck.contracts.log import Entry
 from zioncheck.domain import GameState, decide, evolve, fold
 
@@ -66,6 +66,12 @@ class InProcessTable:
         """Apply one command; returns the events it produced (a Rejected when refused)."""
         cause = len(self.log) if cause is None else cause
         return self.record(play_turn(self.state, command, self._reshuffle), cause)
+
+    def handle_bytes(self, data: bytes, origin: str = PLAY, cause: int | None = None) -> list[AnyEvent]:
+        """Read a command off the wire and apply it; bytes that are no command are refused, as the
+        table service refuses them (the refusal is returned, not recorded)."""
+        command = read_command(data, origin)
+        return [command] if isinstance(command, Rejected) else self.handle(command, cause)
 
     def _reshuffle(self, request: ReshuffleRequest) -> Reshuffle | None:
         return None if self.dealer is None else self.dealer.reshuffle(self.state)

@@ -22,7 +22,7 @@ from bench import Row
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import StartGame
-from zioncheck.contracts.events import Rejected
+from zioncheck.domain.refusal import refusal_of
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import NatsServer, free_port
@@ -90,7 +90,7 @@ async def soak(server: NatsServer) -> dict:
             if batches[-1].cause >= last:
                 break
             await asyncio.sleep(0.1)
-        refused += sum(batch.cause in poisoned and isinstance(batch.events[0], Rejected) for batch in batches)
+        refused += sum(batch.cause in poisoned and refusal_of(batch.events) is not None for batch in batches)
     for follower in followers:
         await follower.stop()
     await bots.close()

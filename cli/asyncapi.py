@@ -44,6 +44,7 @@ from zioncheck.services.bus.topology import (
     VIEWS,
     command_subject,
     feed_subject,
+    kv_subject,
     log_subject,
     public_view_key,
     rejected_subject,
@@ -158,7 +159,7 @@ CHANNELS = {
         "Core NATS, not stored: refusals of commands for a game that was never started (a "
         "StartGame the rules refuse among them), which has no log to hold them. Zc-Cause names "
         "the refused command.")),
-    "standings": Channel(f"$KV.{STANDINGS}.{GAME}", "Standings", (
+    "standings": Channel(kv_subject(STANDINGS, GAME), "Standings", (
         f"The KV bucket {STANDINGS}, key <game>: the game's latest standings, put when a game "
         "starts, a hand ends or the game ends. Read it with `kv.get(game)` or `kv.watch(game)` "
         f"on `js.key_value(\"{STANDINGS}\")`; each put is a message on this subject.")),
@@ -168,13 +169,13 @@ CHANNELS = {
         "no card, a deal shows hand sizes, the stock count and the commitment, a reshuffle the new "
         "stock's size; refusals are left out. `seq` is the log batch's number (from 1), the views' "
         "count: replay the stream from the start, or from after a view's seq.")),
-    "publicView": Channel(f"$KV.{VIEWS}.{public_view_key(GAME)}", "Public view", (
+    "publicView": Channel(kv_subject(VIEWS, public_view_key(GAME)), "Public view", (
         f"The KV bucket {VIEWS}, key <game>.public: all a spectator may know of the game, put by the "
         "projector as the log grows (batches close together share one put). Read it with "
         f"`kv.get` or `kv.watch` on `js.key_value(\"{VIEWS}\")`; keep the highest `seq`. `applied` is "
         "the command whose batch was folded last: a command whose publish ack seq is at most "
         "`applied` has been handled.")),
-    "seatView": Channel(f"$KV.{VIEWS}.{seat_view_key(GAME, SEAT)}", "Seat view", (
+    "seatView": Channel(kv_subject(VIEWS, seat_view_key(GAME, SEAT)), "Seat view", (
         f"The KV bucket {VIEWS}, key <game>.seat.<seat>: the public view plus that seat's own cards "
         "and its latest refusals (R18), whose details may name its cards. Once `public.applied` is at "
         "least a command's publish ack seq, the command was refused if a refusal has that seq as "

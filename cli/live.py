@@ -6,6 +6,7 @@ from zioncheck.contracts import events as ev
 from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState
 from zioncheck.domain.hands import describe
+from zioncheck.domain.seats import left_of_dealer
 
 Face = Callable[[str], str]   # a card code ("10H") as the terminal shows it
 
@@ -42,7 +43,7 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
             return [f"Game {event.game_id}: {event.players} players, {event.decks} decks."]
         case ev.HandDealt():
             return ["", f"=== Hand {event.hand}: {describe(event.hand)}; seat {event.dealer} deals, "
-                        f"{len(event.hands[0])} cards each; seat {(event.dealer + 1) % len(event.hands)} "
+                        f"{len(event.hands[0])} cards each; seat {left_of_dealer(event.dealer, len(event.hands))} "
                         f"plays first (twice). Commitment {event.commitment[:16]}..."]
         case ev.StockDrawn():
             drawn = f" {show(event.card)}" if event.seat == hide_draws_from else ""

@@ -3,7 +3,6 @@ import asyncio
 import random
 import sys
 import threading
-import uuid
 
 from zioncheck.bots import make_bot
 from zioncheck.cli import words
@@ -18,9 +17,11 @@ from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.cards import RANK_VALUE, SUITS, rank, suit
 from zioncheck.domain.hands import describe
+from zioncheck.domain.refusal import refusal_of
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
+from zioncheck.services.bus.topology import new_game_id
 from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import SERVICES, Services
 
@@ -71,14 +72,14 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
 
     It logs in as the bots' role, which hosts the bot seats and follows the log."""
     client = await GameClient.connect(access, "bots")
-    game = game or f"play-{uuid.uuid4().hex[:10]}"
+    game = game or new_game_id("play")
     rng = random.Random()
     follower = await client.follow(game)
     tasks: list[asyncio.Task] = []
     try:
-        [first, *_] = await follower.outcome(await client.send(game, StartGame(game_id=game, players=len(names))))
-        if isinstance(first, Rejected):
-            raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(first.reason, first.detail)), 1)
+        started = await follower.outcome(await client.send(game, StartGame(game_id=game, players=len(names))))
+        if refused := refusal_of(started):
+            raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(refused.reason, refused.detail)), 1)
         out.say(words.WELCOME.format(seat=seat, game=game))
         bots = {s: make_bot(name, rng) for s, name in enumerate(names) if s != seat}
         shown = asyncio.create_task(_show(follower, seat, out))
@@ -103,9 +104,8 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
             except NotAMove as reason:
                 out.reply(words.NOT_UNDERSTOOD.format(reason=reason))
                 continue
-            [first, *_] = await follower.outcome(await client.send(game, command))
-            if isinstance(first, Rejected):
-                out.reply(words.REFUSED.format(why=_why(first, command)))
+            if rejected := refusal_of(await follower.outcome(await client.send(game, command))):
+                out.reply(words.REFUSED.format(why=_why(rejected, command)))
         return follower.state
     finally:
         for task in tasks:

@@ -3,7 +3,6 @@ import asyncio
 import os
 import random
 import sys
-import uuid
 
 from zioncheck.application.replay import state_hash
 from zioncheck.bots import make_bot
@@ -18,6 +17,7 @@ from zioncheck.domain import GameState, evolve
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
+from zioncheck.services.bus.topology import new_game_id
 from zioncheck.services.observability import configure_logging, serve_metrics
 from zioncheck.services.wiring import SERVICES, Services
 
@@ -52,7 +52,7 @@ def main(args) -> int:
 async def _play(access: Access, names: list[str], pace: float, seed: int | None) -> str:
     services = await Services().start(SERVICES, access)
     client = await GameClient.connect(access, "bots")
-    game = f"game-{uuid.uuid4().hex[:12]}"
+    game = new_game_id()
     rng = random.Random(seed)
     bots = {seat: make_bot(name, rng) for seat, name in enumerate(names)}
     follower = await client.follow(game)

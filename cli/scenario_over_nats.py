@@ -5,14 +5,13 @@ scenario's seed as the dealer's seed for that hand, and each command as the raw
 bytes the scenario gives, so the table reads them exactly as a platform's.
 """
 import asyncio
-import uuid
 
 from zioncheck.application.scenario import Scenario, result, view
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import Deal, StartGame
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
-from zioncheck.services.bus.topology import SEEDS
+from zioncheck.services.bus.topology import SEEDS, new_game_id, seed_key
 from zioncheck.services.wiring import SERVICES, Services
 
 
@@ -29,14 +28,12 @@ async def play(s: Scenario, access: Access, services: Services | None = None) ->
     own = services is None
     services = services or await Services().start(SERVICES, access)
     client = await GameClient.connect(access, "operator")
-    game = f"scenario-{uuid.uuid4().hex[:12]}"
+    game = new_game_id("scenario")
     try:
         seeds = await client.js.key_value(SEEDS)
-        await seeds.put(f"{game}.{s.hand}", f"{s.seed:064x}".encode())
+        await seeds.put(seed_key(game, s.hand), f"{s.seed:064x}".encode())
         follower = await client.follow(game)
-        dealer = s.players - 1 if s.dealer is None else s.dealer
-        start = StartGame(game_id=game, players=s.players, dealer=(dealer - (s.hand - 1)) % s.players,
-                          first_hand=s.hand, stacked=True)
+        start = StartGame(game_id=game, players=s.players, dealer=s.first_dealer, first_hand=s.hand, stacked=True)
         await follower.outcome(await client.send(game, start))
         deal = Deal(hand=s.hand, hands=s.hands, stock=s.stock, discard=s.discard)
         await follower.outcome(await client.send(game, deal, as_dealer=True))

@@ -28,6 +28,14 @@ def encode(obj: msgspec.Struct) -> bytes:
     return _encoder.encode(obj)
 
 
+def tag_of(message: object) -> str:
+    """What a command, event or feed item (or its class) is called on the wire: its tag, the `type`
+    of its JSON ("draw_stock"). Anything untagged is called by its class's name."""
+    kind = message if isinstance(message, type) else type(message)
+    tag = getattr(getattr(kind, "__struct_config__", None), "tag", None)
+    return tag if isinstance(tag, str) else kind.__name__
+
+
 def decode_command(data: bytes | str) -> AnyCommand:
     """Raises msgspec.ValidationError / DecodeError with a readable message."""
     return _command_decoder.decode(data)

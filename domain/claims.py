@@ -5,6 +5,7 @@ from zioncheck.contracts.commands import ClaimDiscard
 from zioncheck.contracts.events import AnyEvent, ClaimFailed, ClaimWon, DiscardClaimed
 from zioncheck.domain.gates import seat_in_play
 from zioncheck.domain.refusal import Refused
+from zioncheck.domain.seats import clockwise
 from zioncheck.domain.state import GameState
 
 
@@ -26,7 +27,7 @@ def claim(state: GameState, command: ClaimDiscard) -> list[AnyEvent]:
 
 def nearest_claimant(discarder: int, claims: Iterable[int], players: int) -> int:
     """R11a: the claimant sitting nearest after the discarder, clockwise."""
-    return min(claims, key=lambda seat: (seat - discarder) % players)
+    return min(claims, key=lambda seat: clockwise(discarder, seat, players))
 
 
 def outcomes_on_stock_draw(state: GameState) -> list[ClaimWon | ClaimFailed]:

@@ -7,20 +7,26 @@ from zioncheck.domain.drawing import reshuffle_due
 from zioncheck.domain.gates import card
 from zioncheck.domain.hands import CONTRACTS, HANDS_PER_GAME
 from zioncheck.domain.refusal import Refused
+from zioncheck.domain.seats import left_of_dealer, seat_after
 from zioncheck.domain.state import GameState, dealt_index
 
 
 def dealer_of(first_dealer: int, hand: int, players: int) -> int:
     """R8: hand 1's dealer is configured; each next dealer sits to the previous one's left."""
-    return (first_dealer + hand - 1) % players
+    return seat_after(first_dealer, hand - 1, players)
+
+
+def first_dealer_of(dealer: int, hand: int, players: int) -> int:
+    """R8: the seat that dealt hand 1, when `dealer` deals hand `hand` (the game a stacked deal implies)."""
+    return seat_after(dealer, 1 - hand, players)
 
 
 def deal_out(deck: list[str], players: int, dealer: int, per_seat: int) -> tuple[list[list[str]], list[str]]:
     """R8: one card at a time from the first player (dealer's left); the rest is the stock."""
     hands: list[list[str]] = [[] for _ in range(players)]
-    first = (dealer + 1) % players
+    first = left_of_dealer(dealer, players)
     for i in range(per_seat * players):
-        hands[(first + i) % players].append(deck[i])
+        hands[seat_after(first, i, players)].append(deck[i])
     return hands, deck[per_seat * players:]
 
 

@@ -4,12 +4,13 @@ from typing import Any, TypeVar
 
 from zioncheck.contracts import commands as cmd
 from zioncheck.contracts.events import AnyEvent, Rejected
+from zioncheck.contracts.log import tag_of
 from zioncheck.contracts.reasons import Reason
 from zioncheck.domain.claims import claim
 from zioncheck.domain.dealing import deal, reshuffle, reveal_seed, start_game
+from zioncheck.domain.discarding import discard
 from zioncheck.domain.drawing import draw_stock, take_discard
 from zioncheck.domain.going_down import go_down
-from zioncheck.domain.going_out import discard
 from zioncheck.domain.joker_swap import swap_joker
 from zioncheck.domain.laying_off import lay_off
 from zioncheck.domain.refusal import Refused
@@ -45,6 +46,4 @@ def decide(state: GameState, command: cmd.Command) -> list[AnyEvent]:
 
 
 def rejection(command: object, reason: Reason, detail: str = "") -> Rejected:
-    config = getattr(type(command), "__struct_config__", None)
-    name = config.tag if config is not None and isinstance(config.tag, str) else type(command).__name__
-    return Rejected(seat=getattr(command, "seat", None), command=name, reason=reason, detail=detail)
+    return Rejected(seat=getattr(command, "seat", None), command=tag_of(command), reason=reason, detail=detail)

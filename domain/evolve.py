@@ -8,6 +8,7 @@ from msgspec.structs import replace
 from zioncheck.contracts import events as ev
 from zioncheck.domain.cards import JOKER
 from zioncheck.domain.melds import run_low
+from zioncheck.domain.seats import left_of_dealer, next_seat
 from zioncheck.domain.state import GameState, PlacedMeld, dealt_index, played, replace_at
 
 E = TypeVar("E", bound=ev.Event)
@@ -36,7 +37,7 @@ def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
     return replace(
         s, hand=e.hand, dealer=e.dealer, hands=tuple(tuple(h) for h in e.hands), stock=tuple(e.stock),
         discard=tuple(e.discard), discarders=(None,) * len(e.discard), window_open=False, claims=(), table=(),
-        down=(False,) * n, turn=(e.dealer + 1) % n, drawn=False, extra_turn=True, hand_over=False,
+        down=(False,) * n, turn=left_of_dealer(e.dealer, n), drawn=False, extra_turn=True, hand_over=False,
         winner=None, scores=None, stuck=(), reshuffles=0,
         commitments=s.commitments + (e.commitment,), seeds=s.seeds + ("",),
     )
@@ -121,7 +122,7 @@ def _discarded(s: GameState, e: ev.Discarded) -> GameState:
         return replace(s, **common)
     if s.extra_turn:  # R11: the first player plays a second turn at once
         return replace(s, **common, extra_turn=False)
-    return replace(s, **common, turn=(s.turn + 1) % s.players)
+    return replace(s, **common, turn=next_seat(s.turn, s.players))
 
 
 def _hand_ended(s: GameState, e: ev.HandEnded) -> GameState:

@@ -34,6 +34,14 @@ def has_drawn(state: GameState) -> None:
         raise Refused("must_draw_first", "draw a card first (R9)")
 
 
+def after_the_draw(state: GameState, seat: int) -> None:
+    """R18 for a move between the turn's draw and its discard (R9): the seat is in play, it is its
+    turn, and it has drawn."""
+    seat_in_play(state, seat)
+    own_turn(state, seat)
+    has_drawn(state)
+
+
 def holds(state: GameState, seat: int, card_: str) -> None:
     if card_ not in state.hands[seat]:
         raise Refused("card_not_in_hand", not_held(state, seat, [card_]))

@@ -3,7 +3,7 @@ from itertools import combinations
 
 from zioncheck.contracts.commands import GoDown
 from zioncheck.contracts.events import AnyEvent, Meld, MeldKind, WentDown
-from zioncheck.domain.gates import card, has_drawn, not_held, own_turn, seat_in_play
+from zioncheck.domain.gates import after_the_draw, card, not_held
 from zioncheck.domain.hands import CONTRACTS, describe
 from zioncheck.domain.melds import kinds, run_low, run_suit
 from zioncheck.domain.refusal import Refused
@@ -13,9 +13,7 @@ from zioncheck.domain.state import GameState, without
 def go_down(state: GameState, command: GoDown) -> list[AnyEvent]:
     melds = [[card(c) for c in meld] for meld in command.melds]
     seat = command.seat
-    seat_in_play(state, seat)
-    own_turn(state, seat)
-    has_drawn(state)
+    after_the_draw(state, seat)
     if state.down[seat]:
         raise Refused("already_down", f"seat {seat} went down already this hand (R12)")
     laid = [c for meld in melds for c in meld]

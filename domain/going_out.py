@@ -1,25 +1,8 @@
-"""R15 going out and scoring, R16's dry end, R17 the game's end."""
-from zioncheck.contracts.commands import Discard
-from zioncheck.contracts.events import AnyEvent, Discarded, GameEnded, HandEnded
+"""R15 a hand's end and its scores, whether a seat went out or R16's stock ran dry; R17 the game's end."""
+from zioncheck.contracts.events import GameEnded, HandEnded
 from zioncheck.domain.cards import hand_points
-from zioncheck.domain.evolve import evolve
-from zioncheck.domain.gates import card, has_drawn, holds, own_turn, seat_in_play
 from zioncheck.domain.hands import HANDS_PER_GAME
 from zioncheck.domain.state import GameState
-
-
-def discard(state: GameState, command: Discard) -> list[AnyEvent]:
-    card_ = card(command.card)
-    seat = command.seat
-    seat_in_play(state, seat)
-    own_turn(state, seat)
-    has_drawn(state)
-    holds(state, seat, card_)
-    discarded = Discarded(seat=seat, card=card_)
-    events: list[AnyEvent] = [discarded]
-    if len(state.hands[seat]) == 1:
-        events += end_of_hand(evolve(state, discarded), winner=seat)
-    return events
 
 
 def end_of_hand(state: GameState, winner: int | None) -> list[HandEnded | GameEnded]:

@@ -2,7 +2,7 @@
 from zioncheck.contracts.commands import End, LayOff
 from zioncheck.contracts.events import AnyEvent, LaidOff
 from zioncheck.domain.cards import JOKER, card_at, rank
-from zioncheck.domain.gates import card, has_drawn, holds, own_turn, seat_in_play
+from zioncheck.domain.gates import after_the_draw, card, holds
 from zioncheck.domain.melds import set_rank
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.state import GameState, PlacedMeld, find_meld
@@ -11,9 +11,7 @@ from zioncheck.domain.state import GameState, PlacedMeld, find_meld
 def lay_off(state: GameState, command: LayOff) -> list[AnyEvent]:
     card_ = card(command.card)
     seat = command.seat
-    seat_in_play(state, seat)
-    own_turn(state, seat)
-    has_drawn(state)
+    after_the_draw(state, seat)
     if not state.down[seat]:
         raise Refused("not_down", f"seat {seat} must go down before laying off (R13)")
     holds(state, seat, card_)

@@ -118,6 +118,11 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
     return None
 
 
+def _when_built(built: list) -> Callable[[], object]:
+    """The service `built` holds once it is built: its handlers are wired before it is."""
+    return lambda: built[0]
+
+
 class Services:
     """Running services; `await stop()` drains them."""
 
@@ -138,8 +143,7 @@ class Services:
             options = access.connect_options(name)
             login = SASLPlaintext(username=options.pop("user"), password=options.pop("password"))
             broker = NatsBroker(logger=None, security=login, **options)
-            service = lambda built=built: built[0]  # noqa: E731 - this service's, once built (after connecting)
-            direct = [_wire(broker, takes, service, options["inbox_prefix"]) for takes in spec.takes]
+            direct = [_wire(broker, takes, _when_built(built), options["inbox_prefix"]) for takes in spec.takes]
             await broker.connect()
             connection = broker.config.connection_state
             built.append(spec.build(connection.connection, connection.stream))

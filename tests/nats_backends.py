@@ -1,6 +1,7 @@
 """The tests' NATS servers, from one of two backends.
 
-- process: `nats-server` processes started directly (services/bus/embedded.py, NatsServer).
+- process: `nats-server` processes started directly (services/bus/embedded.py: NatsServer, and
+  ServerProcess for a cluster node's config).
 - container: the same binary in an image of its own (deploy/container/Dockerfile, built
   here once per test session), run by testcontainers on the local Docker engine. Every
   container uses the host network and its server listens on 127.0.0.1 only, so a test
@@ -10,7 +11,7 @@ ZIONCHECK_TEST_NATS picks one: `container`, `process`, or `auto` (the default:
 containers when a Docker engine answers, processes otherwise). Either way a server has
 `.url`, `.port`, `.stop()` and `.kill()`; a container also has `.pause()` (freezes it,
 its connections stay open) and `.unpause()`. A cluster node's config comes from the
-test that asks for it; a single server's from config_text in services/bus/embedded.py, the same
+test that asks for it; a single server's from server_files in services/bus/embedded.py, the same
 function the process backend uses.
 """
 import contextlib
@@ -23,8 +24,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from zioncheck.services.bus.access import Access, write_private
-from zioncheck.services.bus.embedded import NatsServer, config_text, free_port, reachable, server_binary
+from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.embedded import (
+    NatsServer,
+    ServerProcess,
+    cli_args,
+    free_port,
+    reachable,
+    server_binary,
+    server_files,
+)
 
 # testcontainers' reaper runs in a container of its own whose image cannot be pulled
 # here; set before testcontainers reads it. sweep() does the reaper's job instead.
@@ -37,34 +46,6 @@ IMAGE_REPOSITORY = "zioncheck/nats-server"
 OWNER_LABEL = "zioncheck.test-nats.owner"   # the pid of the test run that started the container
 CONFIG_INSIDE = "/etc/nats/nats-server.conf"
 READY_WITHIN = 15.0
-
-
-class ProcessNode:
-    """One nats-server process on a config file made by the caller."""
-
-    def __init__(self, config: Path, port: int, log: Path | None = None):
-        self.port = port
-        self.url = f"nats://127.0.0.1:{port}"
-        out = open(log, "ab") if log else subprocess.DEVNULL
-        self.process = subprocess.Popen([server_binary(), "-c", str(config)], stdout=out, stderr=out)
-        deadline = time.monotonic() + READY_WITHIN
-        while not reachable(self.url):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"nats-server on {config} did not listen on {self.url} (see {log})")
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        self.process.kill()
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 class NatsContainer:
@@ -153,7 +134,7 @@ class ProcessBackend:
         return NatsServer(store, log=log)
 
     def node(self, config: Path, port: int, folder: Path, log: Path | None = None):
-        return ProcessNode(config, port, log)
+        return ServerProcess(config, port, log)
 
 
 class ContainerBackend:
@@ -166,14 +147,13 @@ class ContainerBackend:
         return f"NATS backend: container (image {self.image}, Docker engine {self.engine}; {self.why})"
 
     def server(self, store: Path, log: Path | None = None):
-        """Like NatsServer (services/bus/embedded.py): the same config text, logins in store's parent folder."""
+        """Like NatsServer (services/bus/embedded.py): the same files, logins in store's parent folder."""
         port = free_port()
-        store.mkdir(parents=True, exist_ok=True)
         credentials = store.parent / "credentials"
-        config = write_private(store.parent / f"nats-{port}.conf", config_text(port, store, True, credentials))
+        config = server_files(store, port, credentials)
         server = NatsContainer(self.image, config, port, [store], log, on_stop=lambda: config.unlink(missing_ok=True))
         server.credentials, server.access = credentials, Access((server.url,), credentials)
-        server.cli_args = ["--nats-url", server.url, "--credentials", str(credentials)]
+        server.cli_args = cli_args(server.url, credentials)
         return server
 
     def node(self, config: Path, port: int, folder: Path, log: Path | None = None):

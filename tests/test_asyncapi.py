@@ -13,6 +13,7 @@ from zioncheck.cli.asyncapi import REGENERATE, render
 import zioncheck.contracts as contracts
 from zioncheck.contracts.commands import Command
 from zioncheck.contracts.events import Event
+from zioncheck.contracts.log import tag_of
 
 COMMITTED = Path(__file__).parent.parent / "docs" / "asyncapi.json"
 # Structs of contracts/ that are no NATS message and so need no place in the document.
@@ -55,7 +56,7 @@ def test_the_committed_document_is_what_the_contracts_generate_now():
 def test_every_command_and_event_tag_has_its_schema():
     schemas = committed()["components"]["schemas"]
     for cls in every_subclass(Command) + every_subclass(Event):
-        tag = cls.__struct_config__.tag
+        tag = tag_of(cls)
         schema = schemas.get(cls.__name__, {})
         assert schema.get("properties", {}).get("type") == {"enum": [tag]}, \
             f"{cls.__name__} ({tag!r}) has no schema in docs/asyncapi.json: is it in a union the document uses?"

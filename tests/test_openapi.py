@@ -9,6 +9,7 @@ from openapi_spec_validator import validate
 from starlette.routing import Mount, WebSocketRoute
 
 from zioncheck.contracts.commands import SeatCommand
+from zioncheck.contracts.log import tag_of
 from zioncheck.services.gateway.app import ROUTES
 from zioncheck.services.gateway.openapi import REGENERATE, render
 
@@ -59,7 +60,7 @@ def test_every_path_parameter_is_declared_and_every_refusal_is_a_problem():
 def test_a_seat_command_body_takes_each_of_the_seven_moves():
     schemas = committed()["components"]["schemas"]
     mapping = schemas["SeatCommand"]["discriminator"]["mapping"]
-    assert set(mapping) == {cls.__struct_config__.tag for cls in typing.get_args(SeatCommand)}
+    assert set(mapping) == {tag_of(cls) for cls in typing.get_args(SeatCommand)}
     body = committed()["paths"]["/games/{game}/commands"]["post"]
     assert body["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/SeatCommand"}
     assert body["security"] == [{"seatToken": []}]

@@ -6,7 +6,8 @@ import structlog
 
 from zioncheck.bots import Bot
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.events import Discarded, Rejected
+from zioncheck.contracts.events import Discarded
+from zioncheck.domain.refusal import refusal_of
 
 log = structlog.get_logger("bots")
 
@@ -46,8 +47,8 @@ async def _out_of_turn(client: GameClient, follower: Follower, bots: dict[int, B
 async def _send(client: GameClient, follower: Follower, command) -> list:
     seq = await client.send(follower.game, command)
     events = await follower.outcome(seq)
-    if len(events) == 1 and isinstance(events[0], Rejected):
+    if rejected := refusal_of(events):
         # A refusal is normal for a racing claim or swap; for a turn move it means the
         # bot read a state that moved on, and it simply tries again on the new one.
-        log.info("bot_refused", game=follower.game, seq=seq, reason=events[0].reason, detail=events[0].detail)
+        log.info("bot_refused", game=follower.game, seq=seq, reason=rejected.reason, detail=rejected.detail)
     return events

@@ -31,7 +31,19 @@ from pathlib import Path
 import nats
 from nats.aio.client import Client
 
-from zioncheck.services.bus.topology import COMMANDS, FEED, LOG, RESHUFFLE, SCORES, SEEDS, STANDINGS, VIEWS, kv_stream
+from zioncheck.services.bus.topology import (
+    COMMANDS,
+    FEED,
+    LOG,
+    RESHUFFLE,
+    SCORES,
+    SEEDS,
+    STANDINGS,
+    VIEWS,
+    kv_stream,
+    kv_subject,
+    public_view_key,
+)
 
 ROLES = ("operator", "table", "dealer", "scoring", "projector", "gateway", "bots", "platform", "spectator")
 ACCOUNT = "ZIONCHECK"
@@ -55,7 +67,7 @@ def _durable(stream: str, name: str) -> list[str]:
 
 
 def _kv_writes(bucket: str) -> list[str]:
-    return [f"$KV.{bucket}.>"]
+    return [kv_subject(bucket, ">")]
 
 
 # Every JetStream client may ask which stream holds a subject and read its account's limits.
@@ -95,7 +107,7 @@ PERMISSIONS: dict[str, Permissions] = {
     # A spectator reads public views by key only (a direct get names the key in its subject):
     # a consumer or a plain get on the views bucket could name a seat's key.
     "spectator": _role([f"$JS.API.STREAM.INFO.{kv_stream(VIEWS)}",
-                        f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.$KV.{VIEWS}.*.public"],
+                        f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.{kv_subject(VIEWS, public_view_key('*'))}"],
                        reads=[FEED, SCORES, kv_stream(STANDINGS)]),
 }
 

@@ -69,42 +69,27 @@ def config_text(port: int, store: Path, sync_always: bool = True, credentials: P
     return text + extra
 
 
+class ServerProcess:
+    """One nats-server process on a config file; ready once it listens. stop() or kill() ends it."""
 
-
-class NatsServer:
-    """One nats-server process with its own config and store; stop() ends it."""
-
-    def __init__(self, store: Path, port: int | None = None, log: Path | None = None, sync_always: bool = True,
-                 credentials: Path | None = None, secure: bool = True):
-        """`secure=False` runs with no users at all: only for measuring what permissions cost."""
-        self.port = port or free_port()
-        self.url = f"nats://127.0.0.1:{self.port}"
-        store.mkdir(parents=True, exist_ok=True)
-        self.credentials = credentials or store.parent / "credentials"
-        self.access = Access((self.url,), self.credentials)
-        self.config = conf = write_private(store.parent / f"nats-{self.port}.conf",
-                             config_text(self.port, store, sync_always, self.credentials if secure else None))
-        make_credentials(self.credentials)  # logins work either way: an open server ignores them
+    def __init__(self, config: Path, port: int, log: Path | None = None, ready_within: float = 15.0):
+        self.config, self.port = config, port
+        self.url = f"nats://127.0.0.1:{port}"
         out = open(log, "ab") if log else subprocess.DEVNULL
-        self.process = subprocess.Popen([server_binary(), "-c", str(conf)], stdout=out, stderr=out,
+        self.process = subprocess.Popen([server_binary(), "-c", str(config)], stdout=out, stderr=out,
                                         preexec_fn=_die_with_parent)
-        self._wait_ready()
+        self._wait_ready(ready_within, log)
 
-    @property
-    def cli_args(self) -> list[str]:
-        """How a `zioncheck` command names this server and its logins."""
-        return ["--nats-url", self.url, "--credentials", str(self.credentials)]
-
-    def _wait_ready(self, timeout: float = 15.0) -> None:
+    def _wait_ready(self, timeout: float, log: Path | None) -> None:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"nats-server exited with code {self.process.returncode}")
-            if reachable(self.url):
-                return
+        while not reachable(self.url):
+            exited = self.process.poll() is not None
+            if exited or time.monotonic() > deadline:
+                self.stop()
+                why = f"exited with code {self.process.returncode}" if exited else f"did not listen within {timeout}s"
+                raise RuntimeError(f"nats-server on {self.config} (port {self.port}) {why}"
+                                   + (f": see {log}" if log else ""))
             time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"nats-server did not listen on {self.url} within {timeout}s")
 
     def kill(self) -> None:
         self.process.kill()
@@ -117,6 +102,37 @@ class NatsServer:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def server_files(store: Path, port: int, credentials: Path, sync_always: bool = True, secure: bool = True) -> Path:
+    """What a server on `port` storing under `store` needs: the store's folder, the roles' logins in
+    `credentials`, and its config beside the store (0600: it holds the passwords). Returns the config."""
+    store.mkdir(parents=True, exist_ok=True)
+    config = write_private(store.parent / f"nats-{port}.conf",
+                           config_text(port, store, sync_always, credentials if secure else None))
+    make_credentials(credentials)  # logins work either way: an open server ignores them
+    return config
+
+
+def cli_args(url: str, credentials: Path) -> list[str]:
+    """How a `zioncheck` command names a server and its logins."""
+    return ["--nats-url", url, "--credentials", str(credentials)]
+
+
+class NatsServer(ServerProcess):
+    """The project's own server: its config made from `store` and the roles' logins; stop() ends it."""
+
+    def __init__(self, store: Path, port: int | None = None, log: Path | None = None, sync_always: bool = True,
+                 credentials: Path | None = None, secure: bool = True):
+        """`secure=False` runs with no users at all: only for measuring what permissions cost."""
+        port = port or free_port()
+        self.credentials = credentials or store.parent / "credentials"
+        super().__init__(server_files(store, port, self.credentials, sync_always, secure), port, log)
+        self.access = Access((self.url,), self.credentials)
+        self.cli_args = cli_args(self.url, self.credentials)
+
+    def stop(self) -> None:
+        super().stop()
         self.config.unlink(missing_ok=True)  # it holds the passwords; the next start writes its own
 
 

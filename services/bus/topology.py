@@ -24,6 +24,7 @@
                       and `<game>.seat.<n>` (SeatView); give a seat's key to that seat only
 """
 import contextlib
+import uuid
 from collections.abc import Callable
 
 import structlog
@@ -85,6 +86,11 @@ def seat_view_key(game: str, seat: int) -> str:
     return f"{game}.seat.{seat}"
 
 
+def seed_key(game: str, hand: int) -> str:
+    """Where the dealer keeps a hand's secret seed in KV zc_dealer_seeds."""
+    return f"{game}.{hand}"
+
+
 def rejected_subject(game: str) -> str:
     return f"zc.rejected.{game}"
 
@@ -104,9 +110,23 @@ def valid_game_id(game: str) -> bool:
     return 0 < len(game) <= GAME_ID_MAX and all(c in GAME_ID_LETTERS for c in game)
 
 
+def new_game_id(kind: str = "game") -> str:
+    """A fresh game id: `kind`, a hyphen and 12 random hex digits ("game-1a2b3c4d5e6f")."""
+    game = f"{kind}-{uuid.uuid4().hex[:12]}"
+    if not valid_game_id(game):
+        raise ValueError(f"not a game id: {game!r} (1 to {GAME_ID_MAX} ASCII letters, digits, - and _)")
+    return game
+
+
 def kv_stream(bucket: str) -> str:
     """The stream behind a KV bucket."""
     return f"KV_{bucket}"
+
+
+def kv_subject(bucket: str, key: str) -> str:
+    """The subject a KV bucket keeps `key` on (a key may hold wildcards): what a watch, a direct get
+    and a permission name."""
+    return f"$KV.{bucket}.{key}"
 
 
 MAX_COMMAND_BYTES = 16 * 1024   # far above any real command; a larger one is refused by the stream
@@ -142,17 +162,15 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
     `replicas` is given and differs, and that is said. New ones get `replicas` (default 1).
     """
     changes = []
-    wanted = {config.name: config for config in stream_configs(replicas or 1)}
-    for bucket, config in BUCKETS.items():
-        wanted[kv_stream(bucket)] = None
+    wanted: dict[str, StreamConfig | KeyValueConfig] = {c.name: c for c in stream_configs(replicas or 1)}
+    wanted.update({kv_stream(bucket): config for bucket, config in BUCKETS.items()})
     for name, config in wanted.items():
         try:
             info = await js.stream_info(name)
         except NotFoundError:
             with contextlib.suppress(BadRequestError):  # made meanwhile by another start: theirs stands
-                if config is None:
-                    await js.create_key_value(config=BUCKETS[name.removeprefix("KV_")], replicas=replicas or 1,
-                                              storage=StorageType.FILE)
+                if isinstance(config, KeyValueConfig):
+                    await js.create_key_value(config=config, replicas=replicas or 1, storage=StorageType.FILE)
                 else:
                     await js.add_stream(config=config)
                 changes.append(f"created {name} with {replicas or 1} replica(s)")

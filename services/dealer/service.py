@@ -18,7 +18,7 @@ from zioncheck.domain import GameState, fold
 from zioncheck.domain.fairness import commitment
 from zioncheck.domain.seeded import deal_from_seed, reshuffle_order, reshuffle_refusal
 from zioncheck.services.bus.log_store import read_batches
-from zioncheck.services.bus.topology import LOG, SEEDS, command_subject, log_subject, valid_game_id
+from zioncheck.services.bus.topology import LOG, SEEDS, command_subject, log_subject, seed_key, valid_game_id
 from zioncheck.services.observability import DEALS, REFUSED_ASKS, RESHUFFLES, SEEDS_REVEALED
 
 log = structlog.get_logger("dealer")
@@ -66,7 +66,7 @@ class DealerService:
         """The hand's seed: made once, when the hand is dealt, kept in the bucket, the same for every
         dealer instance. Only the dealer may read or write the bucket (NATS permissions)."""
         kv = await self.js.key_value(SEEDS)
-        key = f"{game}.{hand}"
+        key = seed_key(game, hand)
         try:
             return (await kv.get(key)).value.decode()
         except KeyNotFoundError:

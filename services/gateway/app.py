@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import SeatCommand
+from zioncheck.contracts.log import tag_of
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.topology import VIEWS, public_view_key, seat_view_key
@@ -37,7 +38,7 @@ from zioncheck.services.gateway.tokens import bearer, check_seat, issue, verify
 from zioncheck.services.gateway.wire import GameCreated, NewGame, SeatTicket
 
 STATIC = Path(__file__).parent / "static"
-SEAT_TYPES = tuple(cls.__struct_config__.tag for cls in typing.get_args(SeatCommand))
+SEAT_TYPES = tuple(tag_of(cls) for cls in typing.get_args(SeatCommand))
 
 
 @dataclass

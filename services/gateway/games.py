@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import random
 import time
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -27,9 +26,11 @@ from zioncheck.bots import make_bot
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import SeatCommand, StartGame
-from zioncheck.contracts.log import encode
+from zioncheck.contracts.log import encode, tag_of
+from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.views import redact
 from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.topology import new_game_id
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.wire import NewGame, Outcome
 
@@ -39,8 +40,8 @@ COMMANDS = Metric("zc_gateway_commands_total", "Seat commands the gateway sent a
 HELD = Gauge("zc_gateway_games_held", "Games this gateway follows (and plays the bots of) right now")
 
 
-class Refused(Exception):
-    """The rules refused to open the game (R18)."""
+class StartRefused(Exception):
+    """The rules refused the game's StartGame (R18), so no game opened."""
 
     def __init__(self, reason: str, detail: str):
         super().__init__(detail)
@@ -120,17 +121,17 @@ class Games:
         return game
 
     async def _start(self, new: NewGame) -> tuple[str, Follower]:
-        game = f"game-{uuid.uuid4().hex[:12]}"
+        game = new_game_id()
         follower = await self.client.follow(game)
         try:
             seq = await self.client.send(game, StartGame(game_id=game, players=new.players, dealer=new.dealer))
-            first = (await follower.outcome(seq, self.answer_within))[0]
+            rejected = refusal_of(await follower.outcome(seq, self.answer_within))
         except BaseException:
             await follower.stop()
             raise
-        if isinstance(first, ev.Rejected):
+        if rejected:
             await follower.stop()
-            raise Refused(first.reason, first.detail)
+            raise StartRefused(rejected.reason, rejected.detail)
         return game, follower
 
     async def _play(self, game: str, follower: Follower, bots: dict, rng: random.Random, pace: float) -> None:
@@ -249,11 +250,11 @@ async def _cancel(task: asyncio.Task) -> None:
 
 
 def _outcome(game: str, seq: int, command: SeatCommand, events: list) -> Outcome:
-    kind = type(command).__struct_config__.tag
-    if len(events) == 1 and isinstance(events[0], ev.Rejected):
-        log.info("command", game=game, seq=seq, type=kind, outcome="rejected", reason=events[0].reason)
-        COMMANDS.labels("rejected", events[0].reason).inc()
-        return Outcome(game_id=game, seq=seq, accepted=False, reason=events[0].reason, detail=events[0].detail)
+    kind = tag_of(command)
+    if rejected := refusal_of(events):
+        log.info("command", game=game, seq=seq, type=kind, outcome="rejected", reason=rejected.reason)
+        COMMANDS.labels("rejected", rejected.reason).inc()
+        return Outcome(game_id=game, seq=seq, accepted=False, reason=rejected.reason, detail=rejected.detail)
     log.info("command", game=game, seq=seq, type=kind, outcome="accepted")
     COMMANDS.labels("accepted", "").inc()
     drew = next((e.card for e in events if isinstance(e, ev.StockDrawn) and e.seat == command.seat), None)

@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from zioncheck.services.gateway.games import Refused, TooManyOpen
+from zioncheck.services.gateway.games import StartRefused, TooManyOpen
 from zioncheck.services.gateway.keys import HEADER, KeyRefused
 from zioncheck.services.gateway.limits import RateLimited
 from zioncheck.services.gateway.reads import GameNotFound, InPlay, NoView
@@ -131,7 +131,7 @@ MAPPED = {
     GameNotFound: (404, "no_such_game"),
     InPlay: (409, "game_in_play"),
     NoView: (503, "no_view_yet"),
-    Refused: (422, "start_refused"),
+    StartRefused: (422, "start_refused"),
     TooManyOpen: (409, "too_many_open_games"),
     TimeoutError: (504, "no_answer"),
 }
@@ -139,7 +139,7 @@ MAPPED = {
 
 async def _mapped(request: Request, exc: Exception) -> Response:
     status, error = MAPPED[type(exc)]
-    if isinstance(exc, Refused):
+    if isinstance(exc, StartRefused):
         return problem(status, error, f"{exc.reason}: {exc.detail}")
     if isinstance(exc, TimeoutError):
         return problem(status, error, "the table did not decide the command in time; it stays queued and may "

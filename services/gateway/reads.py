@@ -17,7 +17,15 @@ from zioncheck.contracts.events import HandDealt
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
 from zioncheck.services.bus.log_store import read_batches, stored_games
-from zioncheck.services.bus.topology import LOG, VIEWS, log_subject, public_view_key, valid_game_id
+from zioncheck.services.bus.topology import (
+    LOG,
+    VIEWS,
+    kv_stream,
+    kv_subject,
+    log_subject,
+    public_view_key,
+    valid_game_id,
+)
 from zioncheck.services.gateway.wire import GameSummary, ReplayStep
 
 IN_PLAY = ("the game is in play, and its log holds the cards of every hand: it is served once the game is over "
@@ -79,7 +87,7 @@ class Reads:
 
     async def _summary(self, game: str, batches: int) -> GameSummary:
         try:
-            msg = await self.js.get_msg(f"KV_{VIEWS}", subject=f"$KV.{VIEWS}.{game}.public")
+            msg = await self.js.get_msg(kv_stream(VIEWS), subject=kv_subject(VIEWS, public_view_key(game)))
             seen = msgspec.json.decode(msg.data, type=_Summary)
         except (NotFoundError, msgspec.DecodeError):
             return GameSummary(game_id=game, batches=batches)

@@ -29,11 +29,12 @@ PREVIOUS_HEADER = "Nats-Expected-Last-Subject-Sequence"
 
 
 @dataclass
-class _Known:
+class ProjectedGame:
+    """One game as far as this projector has folded and published it."""
     projection: Projection = field(default_factory=Projection)
     last: int = 0        # stream sequence of the last log message folded
     fed: int = 0         # seq of the last feed batch known to be in the stream
-    revisions: dict[str, int] = field(default_factory=dict)
+    revisions: dict[str, int] = field(default_factory=dict)   # each view key's last KV revision written
 
 
 class ProjectorService:
@@ -41,7 +42,7 @@ class ProjectorService:
         self.js = js
         self.cache = cache              # games held in memory; an evicted game is folded again from its log
         self.flush_delay = flush_delay  # batches folded within it share one write of the views
-        self.games: OrderedDict[str, _Known] = OrderedDict()
+        self.games: OrderedDict[str, ProjectedGame] = OrderedDict()
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.flushes: dict[str, asyncio.Future] = {}
         self.kv: KeyValue | None = None
@@ -53,23 +54,23 @@ class ProjectorService:
         """
         async with self.locks[game]:
             try:
-                known = await self._project(game, seq, (headers or {}).get(PREVIOUS_HEADER), batch)
+                projected = await self._project(game, seq, (headers or {}).get(PREVIOUS_HEADER), batch)
             except Exception:
                 self.games.pop(game, None)  # half-published: the next delivery starts over from the log
                 raise
-        if known is not None:
-            await self._views_written(game, known)
+        if projected is not None:
+            await self._views_written(game, projected)
 
-    async def _project(self, game: str, seq: int, previous: str | None, batch: Batch) -> _Known | None:
-        known = await self._known(game)
-        if seq <= known.last:
+    async def _project(self, game: str, seq: int, previous: str | None, batch: Batch) -> ProjectedGame | None:
+        projected = await self._projected(game)
+        if seq <= projected.last:
             return None  # a redelivery, or folded already while catching up for a later batch
-        if previous != str(known.last):
-            await self._catch_up(known, game, before=seq)
-        await self._fold(known, game, seq, batch)
-        return known
+        if previous != str(projected.last):
+            await self._catch_up(projected, game, before=seq)
+        await self._fold(projected, game, seq, batch)
+        return projected
 
-    async def _views_written(self, game: str, known: _Known) -> None:
+    async def _views_written(self, game: str, projected: ProjectedGame) -> None:
         """Wait for the game's next write of its views; one write serves every batch folded before it.
 
         A bot game appends hundreds of batches a second, and each write of the views is
@@ -78,48 +79,48 @@ class ProjectorService:
         """
         flush = self.flushes.get(game)
         if flush is None:
-            flush = self.flushes[game] = asyncio.ensure_future(self._write_views(game, known))
+            flush = self.flushes[game] = asyncio.ensure_future(self._write_views(game, projected))
         try:
             await asyncio.shield(flush)
         except Exception:
             self.games.pop(game, None)
             raise
 
-    async def _write_views(self, game: str, known: _Known) -> None:
+    async def _write_views(self, game: str, projected: ProjectedGame) -> None:
         try:
             await asyncio.sleep(self.flush_delay)
         finally:
             self.flushes.pop(game, None)  # a batch folded from here on waits for the next write
         self.kv = self.kv or await self.js.key_value(VIEWS)
-        await write_views(self.kv, known.projection, known.revisions)
+        await write_views(self.kv, projected.projection, projected.revisions)
         VIEWS_WRITTEN.inc()
-        log.debug("projected", game=game, seq=known.projection.seq, log_seq=known.last)
+        log.debug("projected", game=game, seq=projected.projection.seq, log_seq=projected.last)
 
-    async def _known(self, game: str) -> _Known:
+    async def _projected(self, game: str) -> ProjectedGame:
         if game in self.games:
             self.games.move_to_end(game)
             return self.games[game]
-        known = _Known(fed=await last_feed_seq(self.js, game))
-        self.games[game] = known
+        projected = ProjectedGame(fed=await last_feed_seq(self.js, game))
+        self.games[game] = projected
         while len(self.games) > self.cache:
             self.games.popitem(last=False)
-        return known
+        return projected
 
-    async def _catch_up(self, known: _Known, game: str, before: int) -> None:
+    async def _catch_up(self, projected: ProjectedGame, game: str, before: int) -> None:
         """Fold the game's log messages after the last one folded, up to (not including) `before`."""
         while True:
             try:
-                msg = await self.js.get_msg(LOG, seq=known.last + 1, subject=log_subject(game), next=True)
+                msg = await self.js.get_msg(LOG, seq=projected.last + 1, subject=log_subject(game), next=True)
             except NotFoundError:
                 return
             if msg.seq >= before:
                 return
-            await self._fold(known, game, msg.seq, decode_batch(msg.data))
+            await self._fold(projected, game, msg.seq, decode_batch(msg.data))
 
-    async def _fold(self, known: _Known, game: str, seq: int, batch: Batch) -> None:
-        projection = advance(known.projection, batch.events, batch.cause)
-        if projection.seq > known.fed:
+    async def _fold(self, projected: ProjectedGame, game: str, seq: int, batch: Batch) -> None:
+        projection = advance(projected.projection, batch.events, batch.cause)
+        if projection.seq > projected.fed:
             if await publish_feed(self.js, game, projection.seq, batch.events):
                 FEED_PUBLISHED.inc()
-            known.fed = projection.seq
-        known.projection, known.last = projection, seq
+            projected.fed = projection.seq
+        projected.projection, projected.last = projection, seq

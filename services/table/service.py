@@ -23,7 +23,8 @@ from zioncheck.application.turns import play_turn_async
 from zioncheck.contracts.commands import Reshuffle
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import AnyEvent, GameStarted, Rejected
-from zioncheck.contracts.log import Batch, encode
+from zioncheck.contracts.log import Batch, encode, tag_of
+from zioncheck.domain.refusal import refusal_of
 from zioncheck.services.bus import log_store
 from zioncheck.services.bus.log_store import LogConflict, LoggedGame
 from zioncheck.services.bus.topology import COMMANDS as COMMAND_STREAM
@@ -89,13 +90,13 @@ class TableService:
             # Nothing is logged for a game that does not exist; the refusal still reaches the sender.
             await self.nc.publish(rejected_subject(logged.game), encode(events[0]), headers={"Zc-Cause": str(seq)})
             logged.applied = seq
-            _count(logged.game, seq, events[0])
+            _count(logged.game, seq, events)
             return
         started = time.perf_counter()
         await log_store.append(self.js, logged, Batch(cause=seq, events=events))
         APPEND_SECONDS.observe(time.perf_counter() - started)
         EVENTS_APPENDED.inc(len(events))
-        _count(logged.game, seq, events[0])
+        _count(logged.game, seq, events)
         if isinstance(events[0], GameStarted) or logged.state.game_over:
             if logged.state.game_over:
                 self.games.pop(logged.game, None)
@@ -122,13 +123,13 @@ class DealerRefused(LogConflict):
     writer moved the log on. Like any conflict: fold what it appended, then decide again."""
 
 
-def _count(game: str, seq: int, first) -> None:
+def _count(game: str, seq: int, events: list[AnyEvent]) -> None:
     """One log line and one metric per command: game, seq, what happened."""
-    if isinstance(first, Rejected):
-        COMMANDS.labels("rejected", first.reason).inc()
-        log.info("command", game=game, seq=seq, command=first.command, outcome="rejected",
-                 reason=first.reason, detail=first.detail)
+    if rejected := refusal_of(events):
+        COMMANDS.labels("rejected", rejected.reason).inc()
+        log.info("command", game=game, seq=seq, command=rejected.command, outcome="rejected",
+                 reason=rejected.reason, detail=rejected.detail)
     else:
         COMMANDS.labels("accepted", "").inc()
-        log.info("command", game=game, seq=seq, outcome="accepted", first_event=type(first).__struct_config__.tag)
+        log.info("command", game=game, seq=seq, outcome="accepted", first_event=tag_of(events[0]))
 

@@ -1,19 +1,25 @@
 """Small helpers for tests that talk to a real server."""
-import uuid
-
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
-from zioncheck.application.reading import read_command
 from zioncheck.application.seeds import Dealer
 from zioncheck.application.turns import InProcessTable
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import Deal, StartGame
-from zioncheck.contracts.events import Rejected
-from zioncheck.services.bus.topology import COMMANDS, FEED, SEEDS, command_subject, feed_subject, origin_of
+from zioncheck.domain.dealing import first_dealer_of
+from zioncheck.services.bus.topology import (
+    COMMANDS,
+    FEED,
+    SEEDS,
+    command_subject,
+    feed_subject,
+    new_game_id,
+    origin_of,
+    seed_key,
+)
 
 
 def new_game() -> str:
-    return f"t-{uuid.uuid4().hex[:10]}"
+    return new_game_id("t")
 
 
 async def stacked_game(client: GameClient, players: int, hands, stock, discard=(), hand: int = 1,
@@ -23,7 +29,7 @@ async def stacked_game(client: GameClient, players: int, hands, stock, discard=(
     follower = await client.follow(game)
     dealer = players - 1 if dealer is None else dealer
     await follower.outcome(await client.send(game, StartGame(
-        game_id=game, players=players, dealer=(dealer - hand + 1) % players, first_hand=hand, stacked=True)))
+        game_id=game, players=players, dealer=first_dealer_of(dealer, hand, players), first_hand=hand, stacked=True)))
     await follower.outcome(await client.send(game, Deal(hand=hand, hands=hands, stock=stock, discard=list(discard)),
                                              as_dealer=True))
     return follower
@@ -51,7 +57,7 @@ async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
     seeds = {}
     for hand in range(1, 7):
         try:
-            seeds[hand] = (await kv.get(f"{game}.{hand}")).value.decode()
+            seeds[hand] = (await kv.get(seed_key(game, hand))).value.decode()
         except KeyNotFoundError:  # hands not reached have no seed
             break
     return seeds
@@ -62,8 +68,7 @@ def uninterrupted(commands: list[tuple[bytes, str]], seeds: dict[int, str]) -> l
     table = InProcessTable(dealer=Dealer(lambda hand: seeds[hand]))
     events = []
     for data, origin in commands:
-        command = read_command(data, origin)
-        events += [command] if isinstance(command, Rejected) else table.handle(command)
+        events += table.handle_bytes(data, origin)
     return events
 
 

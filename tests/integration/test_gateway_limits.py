@@ -21,6 +21,7 @@ from gateway_helpers import (  # noqa: F401
     token,
 )
 from over_nats import stacked_game, stored_commands
+from zioncheck.contracts.log import tag_of
 from zioncheck.services.bus.log_store import stored_games
 
 BOT_GAME = {"players": 2, "seats": ["greedy", "greedy"], "pace": 1}
@@ -123,7 +124,7 @@ async def test_the_gateway_lets_go_of_a_game_once_it_is_over(http, gateway, clie
     follower = await stacked_game(client, 2, LAST_HANDS, LAST_STOCK, hand=6)
     game = follower.game
     for move in GOING_OUT:
-        response = await http.post(f"/games/{game}/commands", json={"type": type(move).__struct_config__.tag,
+        response = await http.post(f"/games/{game}/commands", json={"type": tag_of(move),
                                                                      **_fields(move)}, headers=bearer(token(game, 0)))
         assert response.json()["accepted"], response.text
         if move is not GOING_OUT[-1]:

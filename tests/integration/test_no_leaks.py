@@ -22,7 +22,7 @@ from zioncheck.contracts.views import SeatRefusal, decode_public_view, decode_se
 from zioncheck.domain.cards import NATURALS
 from zioncheck.domain.views import feed_batch, public_view, seat_view
 from zioncheck.services.bots.seats import play_seats
-from zioncheck.services.bus.topology import VIEWS, feed_subject, public_view_key
+from zioncheck.services.bus.topology import VIEWS, feed_subject, kv_subject, public_view_key, seat_view_key
 
 
 def test_in_process_whole_games_show_no_card_before_the_table_and_no_seat_another_seats():
@@ -58,14 +58,14 @@ async def test_over_nats_no_feed_batch_or_view_shows_a_card_before_the_table_and
         elsewhere = [data for subject, data in seen["views"] if not subject.endswith(".seat.1")] + seen["feed"]
         assert [data for data in elsewhere if canary.detail.encode() in data] == []   # ...and nothing else
         for subject, data in seen["views"]:
-            key = subject.removeprefix(f"$KV.{VIEWS}.{game}.")
-            if key == "public":
+            if subject == kv_subject(VIEWS, public_view_key(game)):
                 view = decode_public_view(data)
                 assert view == public_view(projections[view.seq])
                 assert not unshown(data, shown[view.seq]), f"{game} public view {view.seq}"
             else:
                 view = decode_seat_view(data)
-                assert key == f"seat.{view.seat}" and view == seat_view(projections[view.seq], view.seat)
+                assert subject == kv_subject(VIEWS, seat_view_key(game, view.seat))
+                assert view == seat_view(projections[view.seq], view.seat)
                 hand = hand_of(projections[view.seq], view.seat)
                 assert Counter(view.cards) == hand
                 assert not unshown(without_refusals(view), shown[view.seq], own=hand), f"{game} seat {view.seat}"
@@ -93,7 +93,7 @@ async def watched_game(client, players: int, seed: int):
         seen["views"].append((msg.subject, msg.data))
 
     subs = [await client.nc.subscribe(feed_subject(game), cb=on_feed),
-            await client.nc.subscribe(f"$KV.{VIEWS}.{game}.>", cb=on_view)]
+            await client.nc.subscribe(kv_subject(VIEWS, f"{game}.>"), cb=on_view)]
     follower = await client.follow(game)
     await client.send(game, StartGame(game_id=game, players=players))
     await follower.wait_until(lambda f: f.state.hand == 1)

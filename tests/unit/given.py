@@ -12,8 +12,9 @@ from typing import NamedTuple
 from zioncheck.contracts import events as ev
 from zioncheck.domain import GameState, decide, evolve
 from zioncheck.domain.cards import decks_for
-from zioncheck.domain.dealing import dealer_of
+from zioncheck.domain.dealing import dealer_of, first_dealer_of
 from zioncheck.domain.melds import set_rank
+from zioncheck.domain.refusal import refusal_of
 
 
 def cards(text) -> list[str]:
@@ -52,7 +53,7 @@ def dealt(*hands, stock="", discard="", hand: int = 1, dealer: int | None = None
     """
     players = len(hands)
     dealer = players - 1 if dealer is None else dealer
-    first_dealer = (dealer - (hand - 1)) % players
+    first_dealer = first_dealer_of(dealer, hand, players)
     events = hands_played(players, hand - 1, first_dealer, totals)
     if decks is not None:
         events[0] = ev.GameStarted(game_id="test", players=players, decks=decks, dealer=first_dealer)
@@ -147,23 +148,20 @@ def play(given, when=(), *, strict: bool = True) -> Played:
     for i, command in enumerate(when):
         before = state
         last = decide(state, command)
-        if strict and i < len(when) - 1 and _refused(last):
-            raise AssertionError(f"setup command {command} was refused: {last[0].reason}: {last[0].detail}")
+        if strict and i < len(when) - 1 and (rejected := refusal_of(last)):
+            raise AssertionError(f"setup command {command} was refused: {rejected.reason}: {rejected.detail}")
         for event in last:
             state = evolve(state, event)
         every += last
     return Played(state=state, before=before, events=every, last=last)
 
 
-def _refused(events) -> bool:
-    return len(events) == 1 and isinstance(events[0], ev.Rejected)
-
-
 # --- then: what a player would see ---------------------------------------------------
 
 def refusal(played: Played) -> str | None:
     """The R18 reason the last command was refused for, or None if it was accepted."""
-    return played.last[0].reason if _refused(played.last) else None
+    rejected = refusal_of(played.last)
+    return rejected.reason if rejected else None
 
 
 def accepted(played: Played) -> bool:

@@ -9,6 +9,7 @@ from typing import get_args
 from zioncheck.contracts.commands import AnyCommand
 from zioncheck.contracts.events import AnyEvent
 from zioncheck.contracts.feed import FeedItem
+from zioncheck.contracts.log import tag_of
 from zioncheck.contracts.reasons import REASONS, SENTENCES
 from zioncheck.domain.decide import DECIDERS
 from zioncheck.domain.evolve import EVOLVERS
@@ -20,10 +21,6 @@ EVENTS = get_args(AnyEvent)
 
 def names(types: Iterable[type]) -> str:
     return ", ".join(kind.__name__ for kind in types)
-
-
-def tag(kind: type) -> str:
-    return kind.__struct_config__.tag
 
 
 def test_the_unions_are_read_whole():
@@ -61,8 +58,8 @@ def test_every_event_is_public_or_marked_private():
 
 
 def test_every_public_event_has_a_feed_class_of_its_tag():
-    feed_tags = {tag(item) for item in get_args(FeedItem)}
-    missing = [kind for kind in EVENTS if kind in PUBLIC and tag(kind) not in feed_tags]
+    feed_tags = {tag_of(item) for item in get_args(FeedItem)}
+    missing = [kind for kind in EVENTS if kind in PUBLIC and tag_of(kind) not in feed_tags]
     assert not missing, f"no class in contracts.feed.FeedItem with the tag of {names(missing)}"
 
 

@@ -16,7 +16,7 @@ from zioncheck.contracts.commands import (
     TakeDiscard,
 )
 from zioncheck.contracts.events import Rejected
-from zioncheck.contracts.log import decode_event, encode
+from zioncheck.contracts.log import decode_event, encode, tag_of
 from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState, decide
 from zioncheck.domain.refusal import REASONS
@@ -170,7 +170,7 @@ def test_r18_a_rejection_is_one_event_naming_seat_command_and_why(reason):
     command = REACHED[reason][1][-1]
     assert isinstance(rejected, Rejected)
     assert rejected.seat == command.seat
-    assert rejected.command == type(command).__struct_config__.tag
+    assert rejected.command == tag_of(command)
     assert rejected.detail
 
 
