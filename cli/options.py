@@ -1,7 +1,11 @@
 """Options several subcommands share, declared once, and the one-line failure they end with."""
 from zioncheck.bots import NAMES
 from zioncheck.cli import words
+from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
+from zioncheck.domain.refusal import refusal_of
 
 
 class CommandFailed(Exception):
@@ -10,6 +14,13 @@ class CommandFailed(Exception):
     def __init__(self, message: str, code: int = 2):
         super().__init__(message)
         self.code = code
+
+
+async def start_game(client: GameClient, follower: Follower, game: str, players: int) -> None:
+    """Open the game, or fail in one line with the table's reason."""
+    started = await follower.outcome(await client.send(game, StartGame(game_id=game, players=players)))
+    if refused := refusal_of(started):
+        raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(refused.reason, refused.detail)), 1)
 
 
 def add_bus(p, default: str = "start an embedded one") -> None:

@@ -8,10 +8,10 @@ from zioncheck.bots import make_bot
 from zioncheck.cli import words
 from zioncheck.cli.live import Face, letters, narrate, table_lines
 from zioncheck.cli.moves import NotAMove, parse
-from zioncheck.cli.options import CommandFailed, add_bus, add_seats, seat_bots
+from zioncheck.cli.options import CommandFailed, add_bus, add_seats, seat_bots, start_game
 from zioncheck.cli.terminal import Terminal
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import Command, LayOff, StartGame, SwapJoker
+from zioncheck.contracts.commands import Command, LayOff, SwapJoker
 from zioncheck.contracts.events import Discarded, HandDealt, Rejected
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
@@ -77,9 +77,7 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
     follower = await client.follow(game)
     tasks: list[asyncio.Task] = []
     try:
-        started = await follower.outcome(await client.send(game, StartGame(game_id=game, players=len(names))))
-        if refused := refusal_of(started):
-            raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(refused.reason, refused.detail)), 1)
+        await start_game(client, follower, game, len(names))
         out.say(words.WELCOME.format(seat=seat, game=game))
         bots = {s: make_bot(name, rng) for s, name in enumerate(names) if s != seat}
         shown = asyncio.create_task(_show(follower, seat, out))

@@ -6,13 +6,9 @@ import sys
 
 from zioncheck.application.replay import state_hash
 from zioncheck.bots import make_bot
-from zioncheck.cli import words
 from zioncheck.cli.live import Face, face_for, narrate
-from zioncheck.cli.options import CommandFailed, add_bus, add_seats, seat_bots
+from zioncheck.cli.options import add_bus, add_seats, seat_bots, start_game
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import StartGame
-from zioncheck.contracts.events import Rejected
-from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access
@@ -58,9 +54,7 @@ async def _play(access: Access, names: list[str], pace: float, seed: int | None)
     follower = await client.follow(game)
     shown = asyncio.create_task(_show(follower, face_for(sys.stdout)))
     try:
-        [first, *_] = await follower.outcome(await client.send(game, StartGame(game_id=game, players=len(names))))
-        if isinstance(first, Rejected):
-            raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(first.reason, first.detail)), 1)
+        await start_game(client, follower, game, len(names))
         await play_seats(client, follower, bots, rng, pace)
         await follower.wait_until(lambda f: all(f.state.seeds))  # the dealer reveals the last hand's seed
         await shown
