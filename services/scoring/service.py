@@ -3,9 +3,12 @@
 Totals are summed here from each hand's scores, not copied from the table, so the
 standings are an independent fold of the log and can be rebuilt from it at any time.
 """
+import msgspec
 import structlog
 from msgspec.structs import replace
 from nats.js import JetStreamContext
+from nats.js.errors import KeyNotFoundError
+from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import Batch, encode
 from zioncheck.contracts.scores import Standings
@@ -18,38 +21,44 @@ log = structlog.get_logger("scoring")
 
 
 class ScoringService:
-    """Fed the log's hand boundaries (zc.log.*.hand): a game's start, each hand's end."""
+    """Fed the log's hand boundaries (zc.log.*.hand): a game's start, each hand's end.
+
+    Each delivery folds the game's boundaries as the log holds them now, not the one
+    batch delivered: a few messages a game, and the standings come out the same whatever
+    order deliveries arrive in (a batch redelivered after a later one is no hand lost).
+    """
 
     def __init__(self, js: JetStreamContext):
         self.js = js
-        self.games: dict[str, Standings | None] = {}
+        self.published: dict[str, Standings] = {}   # what KV zc_standings holds for each game
 
     async def on_log(self, game: str, seq: int, headers: dict | None, batch: Batch) -> None:
-        if game not in self.games:
-            await self._rebuild(game, before=seq)
-        standings = self.games[game]
-        if standings is not None and seq <= standings.log_seq:
-            return  # delivered again after a restart: already counted
-        for event in batch.events:
-            standings, scored = fold_standings.apply(standings, event)
-            if scored is not None:
-                await self.js.publish(score_subject(game), encode(scored),
-                                      headers={"Nats-Msg-Id": f"score:{game}:{scored.hand}"})
-                HANDS_SCORED.inc()
-                log.info("hand_scored", game=game, hand=scored.hand, scores=scored.scores, totals=scored.totals)
-        if standings is not None:
-            standings = replace(standings, log_seq=seq)
-            kv = await self.js.key_value(STANDINGS)
-            await kv.put(game, encode(standings))
-        self.games[game] = standings
+        standings, scores = None, []
+        for at, stored in await read_batches(self.js, game, "hand"):
+            for event in stored.events:
+                standings, scored = fold_standings.apply(standings, event)
+                if scored is not None:
+                    scores.append(scored)
+            if standings is not None:
+                standings = replace(standings, log_seq=at)
+        if standings is None:
+            return
+        kv = await self.js.key_value(STANDINGS)
+        published = self.published.get(game) or await _stored(kv, game)
+        if published is not None and published.log_seq >= standings.log_seq:
+            self.published[game] = published
+            return  # delivered again: already counted
+        for scored in scores[len(published.hands) if published else 0:]:
+            await self.js.publish(score_subject(game), encode(scored),
+                                  headers={"Nats-Msg-Id": f"score:{game}:{scored.hand}"})
+            HANDS_SCORED.inc()
+            log.info("hand_scored", game=game, hand=scored.hand, scores=scored.scores, totals=scored.totals)
+        await kv.put(game, encode(standings))
+        self.published[game] = standings
 
-    async def _rebuild(self, game: str, before: int) -> None:
-        """Fold the standings from the log up to, not including, stream sequence `before`."""
-        standings = None
-        for seq, batch in await read_batches(self.js, game, "hand"):
-            if seq >= before:
-                break
-            for event in batch.events:
-                standings, _ = fold_standings.apply(standings, event)
-            standings = replace(standings, log_seq=seq) if standings else None
-        self.games[game] = standings
+
+async def _stored(kv: KeyValue, game: str) -> Standings | None:
+    try:
+        return msgspec.json.decode((await kv.get(game)).value, type=Standings)
+    except KeyNotFoundError:
+        return None

@@ -35,7 +35,7 @@ async def stacked_game(client: GameClient, players: int, hands, stock, discard=(
     return follower
 
 
-async def _stored(client: GameClient, stream: str, subject: str) -> list:
+async def stored_messages(client: GameClient, stream: str, subject: str) -> list:
     """Every message a stream holds on one subject, oldest first."""
     found, seq = [], 1
     while True:
@@ -49,7 +49,7 @@ async def _stored(client: GameClient, stream: str, subject: str) -> list:
 
 async def stored_commands(client: GameClient, game: str) -> list[tuple[bytes, str]]:
     """The game's commands as the stream holds them: (bytes, origin), in order."""
-    return [(msg.data, origin_of(msg.subject)) for msg in await _stored(client, COMMANDS, command_subject(game, "*"))]
+    return [(msg.data, origin_of(msg.subject)) for msg in await stored_messages(client, COMMANDS, command_subject(game, "*"))]
 
 
 async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
@@ -74,4 +74,4 @@ def uninterrupted(commands: list[tuple[bytes, str]], seeds: dict[int, str]) -> l
 
 async def stored_feed(client: GameClient, game: str) -> list[bytes]:
     """The game's public feed as a late joiner replays it from the stream, oldest first."""
-    return [msg.data for msg in await _stored(client, FEED, feed_subject(game))]
+    return [msg.data for msg in await stored_messages(client, FEED, feed_subject(game))]
