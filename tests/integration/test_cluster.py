@@ -176,6 +176,8 @@ async def test_bot_games_finish_with_nothing_lost_when_a_node_is_killed_and_anot
             assert finished.game_over and finished.hand == 6, f"{follower.game} did not finish"
             assert state_hash(finished) == state_hash(follower.state)
             assert audit(entries_of(stored)).problems == []
+            standings = await client.final_standings(follower.game, timeout=60)
+            assert standings is not None and len(standings.hands) == 6, f"{follower.game}: a hand not scored"
             commands = await stored_commands(client, follower.game)
             assert [e for b in stored for e in b.events] == uninterrupted(
                 commands, await dealer_seeds(client, follower.game)), f"{follower.game}: an event lost or doubled"
