@@ -9,6 +9,8 @@ import contextlib
 import os
 import sys
 
+import nats.errors
+
 from zioncheck.cli import (
     asyncapi_cmd,
     credentials_cmd,
@@ -48,6 +50,19 @@ def main(argv: list[str] | None = None) -> int:
         except CommandFailed as failure:
             print(f"zioncheck {args.command}: {failure}", file=sys.stderr)
             return failure.code
+        except BrokenPipeError:
+            raise  # the reader went away: handled below, quietly
+        except ConnectionError as error:  # no server at the address given
+            print(f"zioncheck {args.command}: {error}", file=sys.stderr)
+            return 2
+        except (nats.errors.NoServersError, nats.errors.ConnectionClosedError) as error:
+            where = getattr(args, "nats_url", None) or "the embedded server"
+            print(f"zioncheck {args.command}: cannot reach NATS at {where} ({error}); is it running, and does it "
+                  f"let these logins in?", file=sys.stderr)
+            return 2
+        except PermissionError as error:
+            print(f"zioncheck {args.command}: {error}", file=sys.stderr)
+            return 2
     except KeyboardInterrupt:
         print(INTERRUPTED, file=sys.stderr)
         return 130

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nats
+import structlog
 from nats.aio.client import Client
 
 from zioncheck.services.bus.topology import (
@@ -45,6 +46,7 @@ from zioncheck.services.bus.topology import (
     public_view_key,
 )
 
+log = structlog.get_logger("bus")
 ROLES = ("operator", "table", "dealer", "scoring", "projector", "gateway", "bots", "platform", "spectator")
 ACCOUNT = "ZIONCHECK"
 
@@ -234,7 +236,13 @@ class Access:
         """Keyword arguments for nats.connect / NatsBroker: servers, login, own inbox, name."""
         credential = self.login(user)
         return dict(servers=list(self.servers), user=credential.user, password=credential.password,
-                    inbox_prefix=inbox_prefix(credential.user), name=f"zioncheck-{credential.user}")
+                    inbox_prefix=inbox_prefix(credential.user), name=f"zioncheck-{credential.user}",
+                    error_cb=_told)
+
+
+async def _told(error: Exception) -> None:
+    """What the connection reports (a lost server, a refused subject): one line, no traceback."""
+    log.warning("nats_error", error=str(error)[:300])
 
 
 async def connect(access: Access, user: str, **options) -> Client:

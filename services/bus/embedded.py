@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from zioncheck.services.bus.access import Access, accounts_block, make_credentials, write_private
 
@@ -46,11 +47,12 @@ def server_list(url: str) -> list[str]:
 
 
 def reachable(url: str, timeout: float = 0.3) -> bool:
-    host, port = url.removeprefix("nats://").rsplit(":", 1)
+    """Whether a server answers on the URL's address (nats://host:port, or host:port)."""
+    parsed = urlsplit(url if "://" in url else f"nats://{url}")
     try:
-        with socket.create_connection((host, int(port)), timeout=timeout):
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 4222), timeout=timeout):
             return True
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 
@@ -154,7 +156,10 @@ def bus(given: str | None, credentials: str | Path | None = None):
     """
     folder = Path(credentials) if credentials else CREDENTIALS
     if given:
-        yield Access(tuple(server_list(given)), folder)
+        servers = tuple(server_list(given))
+        if not any(reachable(server, timeout=2.0) for server in servers):
+            raise ConnectionError(f"cannot reach NATS at {given}: is it running, and on that address?")
+        yield Access(servers, folder)
         return
     marker = HOME / "nats.url"
     if marker.exists() and reachable(running := marker.read_text().strip()):
