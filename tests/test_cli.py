@@ -88,3 +88,21 @@ def test_every_subcommand_ends_quietly_when_the_reader_of_its_output_is_gone(arg
         os.close(write)
     assert result.stderr == ""
     assert result.returncode == (0 if "--help" in args else READER_GONE)   # argparse's help ignores it itself
+
+
+@pytest.mark.parametrize("command", [["serve", "table"], ["games"], ["replay", "some-game"], ["run"]])
+def test_a_server_that_does_not_answer_is_said_in_one_line(command, tmp_path):
+    result = zioncheck(*command, "--nats-url", "nats://127.0.0.1:1", "--credentials", str(tmp_path), timeout=20)
+    assert result.returncode == 2
+    assert "cannot reach NATS at nats://127.0.0.1:1" in one_line_refusal(result, command[0])
+
+
+def test_a_login_missing_from_the_credentials_folder_is_said_in_one_line(tmp_path):
+    from zioncheck.services.bus.embedded import NatsServer
+    server = NatsServer(tmp_path / "jetstream")
+    try:
+        result = zioncheck("serve", "table", "--nats-url", server.url, "--credentials", str(tmp_path / "empty"))
+    finally:
+        server.stop()
+    assert result.returncode == 2
+    assert "no credentials for 'table'" in one_line_refusal(result, "serve")
