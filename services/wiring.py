@@ -103,9 +103,11 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
     if takes.kind == "log":
         @broker.subscriber(**subscriber(takes.group, takes.subject, takes.stream, inbox, workers=takes.workers))
         async def on_log(raw) -> None:
-            work = service().on_log(game_of(raw.subject), raw.metadata.sequence.stream, raw.headers,
-                                    decode_batch(raw.data))
-            await settle(raw, work, "log")
+            await settle(raw, fold(raw), "log")
+
+        async def fold(raw) -> None:  # decoded inside settle: a batch no one can read is dropped at once
+            await service().on_log(game_of(raw.subject), raw.metadata.sequence.stream, raw.headers,
+                                   decode_batch(raw.data))
         return None
 
     @broker.subscriber(takes.subject, queue=takes.group, decoder=raw_message)

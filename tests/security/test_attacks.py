@@ -320,3 +320,17 @@ async def test_a_seed_stays_hidden_until_its_hand_ends_and_then_checks_out(servi
     dealt = next(e for b in follower.batches for e in b.events if isinstance(e, HandDealt))
     assert dealt.commitment and not any(follower.state.seeds)
     await follower.stop()
+
+
+async def test_a_log_message_no_service_can_read_is_dropped_at_once_not_retried(services, client):
+    """Only the table writes the log, so this takes the operator's login: an old store, or a bug."""
+    dropped = DROPPED.labels("log")._value.get()
+    game = new_game()
+    await client.js.publish(log_subject(game, "hand"), b"\x00 not a batch")
+    for _ in range(100):
+        if DROPPED.labels("log")._value.get() >= dropped + 3:  # dealer, scoring and projector each drop it
+            break
+        await asyncio.sleep(0.05)
+    assert DROPPED.labels("log")._value.get() == dropped + 3
+    await asyncio.sleep(1.5)  # a nak would bring it back within a second
+    assert DROPPED.labels("log")._value.get() == dropped + 3
