@@ -132,6 +132,7 @@ class Services:
         self.brokers: list[NatsBroker] = []
         self.direct: list[DirectConsumer] = []
         self.by_name: dict[str, object] = {}
+        self.topology_changes: list[str] = []   # what starting them changed in the streams, one line each
 
     async def start(self, names, access: Access, replicas: int | None = None) -> "Services":
         """Start each named service logged in as its own role. The streams are made first, as the
@@ -139,7 +140,7 @@ class Services:
         for name in names:
             if name not in BY_NAME:
                 raise ValueError(f"unknown service {name!r} (choose from {', '.join(SERVICES)})")
-        await prepare_topology(access, replicas)
+        self.topology_changes = await prepare_topology(access, replicas)
         for name in names:
             spec, built = BY_NAME[name], []
             options = access.connect_options(name)

@@ -179,6 +179,10 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if replicas is not None and current.num_replicas != replicas:
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
             await js.update_stream(config=current.evolve(num_replicas=replicas))
+        if name == COMMANDS and current.subjects != config.subjects:  # stores made before subjects by origin
+            changes.append(f"{name}: subjects {', '.join(current.subjects or [])} -> {', '.join(config.subjects)} "
+                           f"(commands now name their origin: zc.cmd.<game>.play, zc.cmd.<game>.dealer)")
+            await js.update_stream(config=current.evolve(subjects=config.subjects))
         if name == kv_stream(VIEWS) and not current.allow_direct:  # stores made before direct gets
             changes.append(f"{name}: direct gets on, so spectators can read public views by key")
             await js.update_stream(config=current.evolve(allow_direct=True))

@@ -334,3 +334,15 @@ async def test_a_log_message_no_service_can_read_is_dropped_at_once_not_retried(
     assert DROPPED.labels("log")._value.get() == dropped + 3
     await asyncio.sleep(1.5)  # a nak would bring it back within a second
     assert DROPPED.labels("log")._value.get() == dropped + 3
+
+
+async def test_a_store_from_before_origins_gets_its_command_subjects_changed_and_said(nats_server, client):
+    """A commands stream made when commands had no origin token is moved, explicitly, by the operator."""
+    from nats.js.api import StreamConfig
+
+    from zioncheck.services.wiring import prepare_topology
+    await client.js.add_stream(StreamConfig(name=COMMANDS, subjects=["zc.cmd.*"]))
+    changes = await prepare_topology(nats_server.access)
+    assert any(line.startswith(f"{COMMANDS}: subjects zc.cmd.* -> zc.cmd.*.*") for line in changes), changes
+    assert (await client.js.stream_info(COMMANDS)).config.subjects == ["zc.cmd.*.*"]
+    assert await prepare_topology(nats_server.access) == [], "a second start changes nothing"
