@@ -108,8 +108,8 @@ async def _serve(names: list[str], access: Access, replicas: int | None, host: s
     except ValueError as error:   # a keys file (keys.KeysError) or a secret the gateway cannot use
         await services.stop()
         raise NoGateway(str(error)) from None
-    for change in services.topology_changes:
-        print(f"streams: {change}", flush=True)
+    for change in services.topology_changes:  # on stderr: stdout's first line stays "serving ..."
+        print(f"streams: {change}", file=sys.stderr, flush=True)
     print(f"serving {', '.join(names)} on {', '.join(access.servers)}", flush=True)
     if gateway:
         print(f"gateway on {gateway.url}/ (API: {gateway.url}/openapi.json)", flush=True)
