@@ -151,8 +151,8 @@ CREDENTIALS = HOME / "credentials"
 def bus(given: str | None, credentials: str | Path | None = None):
     """The Access to use: the servers given, the embedded one already running, or a new embedded one.
 
-    A new embedded server gets its topology made here, as the operator; services never
-    create or change streams.
+    Servers given must answer (ConnectionError otherwise). The logins are read from
+    `credentials` (default .zioncheck/credentials/); a new embedded server makes them.
     """
     folder = Path(credentials) if credentials else CREDENTIALS
     if given:
