@@ -20,6 +20,7 @@ from zioncheck.contracts.commands import (
 )
 from zioncheck.contracts.events import AnyEvent, Rejected
 from zioncheck.contracts.log import decode_command
+from zioncheck.contracts.log import json_depth as nesting
 from zioncheck.domain.decide import rejection
 from zioncheck.domain.refusal import refusal_of
 
@@ -62,27 +63,10 @@ def _unfit(data: bytes) -> str:
 
 
 def json_depth(data: bytes) -> int:
-    """How deep JSON arrays and objects nest in `data` (brackets inside strings do not count)."""
+    """How deep JSON arrays and objects nest in `data`; 0 when too few brackets to pass the bound."""
     if data.count(b"[") + data.count(b"{") <= MAX_COMMAND_DEPTH:
         return 0  # cannot be deeper than the bound: skip the scan, as for nearly every command
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:      # backslash
-                escaped = True
-            elif byte == 0x22:      # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            deepest = max(deepest, depth)
-        elif byte in (0x5D, 0x7D):  # ] }
-            depth -= 1
-    return deepest
+    return nesting(data)
 
 
 def unreadable(data: bytes, error: Exception) -> Rejected:

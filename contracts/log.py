@@ -3,6 +3,9 @@
 A log entry is one event with its place in the log (`seq`, from 1) and the
 command-stream sequence of the command that caused it (`cause`).
 """
+import re
+from itertools import accumulate
+
 import msgspec
 
 from zioncheck.contracts.commands import AnyCommand
@@ -34,6 +37,21 @@ def tag_of(message: object) -> str:
     kind = message if isinstance(message, type) else type(message)
     tag = getattr(getattr(kind, "__struct_config__", None), "tag", None)
     return tag if isinstance(tag, str) else kind.__name__
+
+
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)  # \" and \\ first, so that what is left of a string is "[^"]*"
+_STRING = re.compile(rb'"[^"]*"')         # both linear: no input makes either backtrack
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = [0] * 256
+_STEP[ord("[")] = _STEP[ord("{")] = 1
+_STEP[ord("]")] = _STEP[ord("}")] = -1
+
+
+def json_depth(data: bytes) -> int:
+    """How deep the JSON's arrays and objects nest, counted without decoding it (brackets in
+    strings skipped): the bound every reader of untrusted JSON checks before decoding."""
+    brackets = _STRING.sub(b"", _ESCAPE.sub(b"", data)).translate(None, _NOT_BRACKETS)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
 def decode_command(data: bytes | str) -> AnyCommand:

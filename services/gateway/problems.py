@@ -21,14 +21,12 @@ Every JSON a client sends, an HTTP body or a WebSocket frame, goes through `deco
 its size is bounded before it is read (read_body; MAX_FRAME for a frame) and its depth
 before it is decoded, so no body can make the decoder recurse past Python's limit.
 """
-import re
-from itertools import accumulate
-
 import msgspec
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from zioncheck.contracts.log import json_depth
 from zioncheck.services.gateway.games import StartRefused, TooManyOpen
 from zioncheck.services.gateway.keys import HEADER, KeyRefused
 from zioncheck.services.gateway.limits import RateLimited
@@ -38,12 +36,6 @@ from zioncheck.services.gateway.wire import Problem
 
 MAX_BODY = 64 * 1024
 MAX_DEPTH = 32        # arrays and objects within each other; a command nests 3 deep
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)    # \" and \\ first, so that what is left of a string is "[^"]*"
-_STRING = re.compile(rb'"[^"]*"')          # both linear: no input makes either backtrack
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_STEP = [0] * 256
-_STEP[ord("[")] = _STEP[ord("{")] = 1
-_STEP[ord("]")] = _STEP[ord("}")] = -1
 _encode = msgspec.json.Encoder().encode
 
 
@@ -77,10 +69,7 @@ async def read_body(request: Request, cap: int = MAX_BODY) -> bytes:
     return b"".join(chunks)
 
 
-def depth(data: bytes) -> int:
-    """How deep the JSON's arrays and objects nest, counted without decoding it (brackets in strings skipped)."""
-    brackets = _STRING.sub(b"", _ESCAPE.sub(b"", data)).translate(None, _NOT_BRACKETS)
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+depth = json_depth   # how deep a body nests (contracts/log.py), measured before decoding
 
 
 def decode_json(data: bytes, into, error_code: str, max_depth: int = MAX_DEPTH):
