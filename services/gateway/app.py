@@ -116,7 +116,9 @@ async def lobby_state(request: Request) -> Response:
     token = bearer(request.headers.get("authorization"))
     try:
         verify(gateway.secret, token, game, domain=HOST)
-    except TokenRefused:
+    except TokenRefused as refused:
+        if refused.error != "token_forged":   # a host's token, but expired or for another game
+            raise
         claims = verify(gateway.secret, token, game)   # a seat's token, or this refusal
         return json_response(_lobby_state(gateway, gateway.lobbies.join(game, claims.seat), you=claims.seat))
     return json_response(_lobby_state(gateway, gateway.lobbies.get(game), host=True))
