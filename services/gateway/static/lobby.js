@@ -77,7 +77,7 @@ async function refresh() {
     $("start").hidden = true;
     return;
   }
-  $("status").textContent = W.waitingForHost;
+  $("status").textContent = W.notStarted;
   $("seats").replaceChildren(...body.seats.map(seatRow));
   const people = body.seats.filter((s) => s.player === "person");
   $("joined").textContent = W.joinedCount(people.filter((s) => s.joined).length, people.length);
