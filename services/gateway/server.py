@@ -12,9 +12,9 @@ first start makes, .zioncheck/platform-keys. `.keys_file` says which it read and
 platform key. Left as None it is on when the gateway listens on loopback only (the
 embedded default: only this machine reaches it) and off on any other address.
 """
-import ipaddress
 import asyncio
 import contextlib
+import ipaddress
 import socket
 from pathlib import Path
 

@@ -95,8 +95,10 @@ async def test_lobbies_count_toward_their_keys_open_games_and_are_let_go_by_star
         first = (await http.post("/lobbies", json=SEATS, headers=PLATFORM)).json()
         full = await http.post("/lobbies", json=SEATS, headers=PLATFORM)
         assert (full.status_code, full.json()["error"]) == (409, "too_many_open_games")
-        assert (await http.post(f"/lobbies/{first['game_id']}/start", headers=bearer(host_of(first)))).status_code == 200
-        assert (await http.post("/lobbies", json=SEATS, headers=PLATFORM)).status_code == 409, "its game holds the place"
+        started = await http.post(f"/lobbies/{first['game_id']}/start", headers=bearer(host_of(first)))
+        assert started.status_code == 200
+        again = await http.post("/lobbies", json=SEATS, headers=PLATFORM)
+        assert again.status_code == 409, "its game holds the place"
 
 
 async def test_a_spectator_resuming_from_the_last_seq_it_saw_gets_every_later_batch_once(gateway, http):

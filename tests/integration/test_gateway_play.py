@@ -6,7 +6,7 @@ from gateway_helpers import SECRET, gateway, http, keys_file, token  # noqa: F40
 from over_nats import stacked_game
 from test_gateway_browser import CHROMIUM, PHONE, browser_page, page, phone, pytestmark  # noqa: F401
 from zioncheck.bots import make_bot
-from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, SwapJoker, TakeDiscard
 from zioncheck.contracts.reasons import SENTENCES
 from zioncheck.domain.hands import CONTRACTS
 
