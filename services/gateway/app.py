@@ -74,8 +74,10 @@ async def create_game(request: Request) -> Response:
     gateway.games.check_room(key.name)
     gateway.limiter.new_game(key.name)
     game, now = await gateway.games.create(new, owner=key.name), time.time()
-    tickets = [SeatTicket(seat=seat, player=player, token=issue(gateway.secret, game, seat, gateway.token_ttl, now)
-                          if player == "person" else None)
+    tokens = {seat: issue(gateway.secret, game, seat, gateway.token_ttl, now)
+              for seat, player in enumerate(new.seats) if player == "person"}
+    tickets = [SeatTicket(seat=seat, player=player, token=tokens.get(seat),
+                          link=f"/play/{game}#token={tokens[seat]}" if seat in tokens else None)
                for seat, player in enumerate(new.seats)]
     expires = int(now + gateway.token_ttl)
     created = GameCreated(game_id=game, players=new.players, seats=tickets, expires=expires, watch=f"/watch/{game}")

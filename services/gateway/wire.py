@@ -26,10 +26,12 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class SeatTicket(msgspec.Struct, frozen=True):
-    """One seat of a new game; a person's seat comes with the token that acts for it."""
+    """One seat of a new game; a person's seat comes with the token that acts for it, and `link`, the seat's
+    page with that token after `#` (it admits that seat only)."""
     seat: int
     player: Player
     token: str | None = None
+    link: str | None = None
 
 
 class GameCreated(msgspec.Struct, frozen=True):

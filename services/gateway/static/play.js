@@ -106,6 +106,7 @@ function drawHand() {
     node.setAttribute("role", "button");
     node.tabIndex = 0;
     if (selected.has(i)) node.classList.add("selected");
+    if (drawn() && i === view.cards.length - 1) node.classList.add("fresh");   // the card this turn drew
     return node;
   }));
   $("hand-count").textContent = W.cards(view.cards.length);
@@ -266,6 +267,14 @@ function wire() {
     send({ type: "go_down", melds: slots.map((indices, k) => slotCards(kinds[k], indices)) });
   });
   $("sort").addEventListener("click", () => { byRank = !byRank; draw(); });
+  for (const id of ["hand", "slots"]) {   // a card or a box picked with the keyboard as with a tap
+    $(id).addEventListener("keydown", (event) => {
+      if ((event.key === "Enter" || event.key === " ") && event.target.matches("[role=button]")) {
+        event.preventDefault();
+        event.target.click();
+      }
+    });
+  }
 }
 
 // --- the streams ---------------------------------------------------------------------
