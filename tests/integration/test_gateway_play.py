@@ -214,11 +214,19 @@ async def test_the_seat_page_and_the_lobby_fit_a_phone_screen(gateway, client, h
                               ("lobby", opened["host"], "#seats li")]:
         await phone.goto(f"{gateway.url}{path}")
         await phone.wait_for_selector(ready, timeout=20_000)
+        shots = [name]
         if name == "play":
             await phone.click("#draw")
             await phone.wait_for_selector('#hand .card[data-card="KH"]')
             await pick(phone, "9H")
-        await phone.screenshot(path=str(tmp_path / f"phone-{name}.png"), full_page=True)
-        width = await phone.evaluate("document.documentElement.scrollWidth")
-        assert width <= PHONE["width"], f"{name}: the page is {width} px wide on a {PHONE['width']} px screen"
+            shots.append("play-going-down")
+        for shot in shots:
+            if shot == "play-going-down":
+                await phone.click("#go-down")
+                for card in ("3C", "4C", "6C", "JK"):
+                    await pick(phone, card)
+                await phone.click('.slot[data-slot="0"]')
+            await phone.screenshot(path=str(tmp_path / f"phone-{shot}.png"), full_page=True)
+            width = await phone.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{shot}: the page is {width} px wide on a {PHONE['width']} px screen"
     await follower.stop()
