@@ -135,9 +135,11 @@ class Hub:
     def join(self, spectator: Spectator, after: int | None = None) -> None:
         """The newest view, then the latest moves, then every frame as it comes (no await: nothing slips between).
 
-        A client that saw every batch up to `after` resumes there: every feed batch past it, none it has seen,
-        and the view only if it is newer. Catching up is not held against the backlog: it goes in at once."""
-        if self.view and (after is None or self.watch.seq > after):
+        A client that saw every feed batch up to `after` resumes there: every batch past it, none it has seen.
+        The newest view comes either way (views and feed arrive apart, so the client's view may be older than
+        its feed; a view is a snapshot, and the client keeps the one with the highest seq). Catching up is
+        not held against the backlog: it goes in at once."""
+        if self.view:
             spectator.frames.put_nowait(self.view)
         missed = self.feed[-HISTORY:] if after is None else [(seq, f) for seq, f in self.feed if seq > after]
         for _, frame in missed:

@@ -75,8 +75,9 @@ GAME = {"name": "game", "in": "path", "required": True, "description": "The game
 TOKEN = {"name": "token", "in": "query", "required": True, "schema": {"type": "string"},
          "description": "The seat token (a browser cannot set headers on a WebSocket)."}
 AFTER = {"name": "after", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
-         "description": "Resume: the seq of the last batch this client saw. Only newer frames follow: every feed "
-                        "batch past it, and a view only if it is newer (none lost, none twice). 4400 if malformed."}
+         "description": "Resume: the seq of the last batch this client saw. The public stream sends the newest "
+                        "view and every feed batch past it (none lost, none twice); the seat stream a view only "
+                        "once one is newer. 4400 if malformed."}
 LOBBY_PROBLEMS = {
     401: "No usable token (`error` says which); a host token where a seat's is taken, or a seat's where the "
          "host's is, is `token_forged`.",

@@ -15,9 +15,9 @@ a reason a browser can read:
 | 1013 | the client fell `backlog` frames behind; reconnect for the newest view |
 | 4400 | `?after=` is not a whole number |
 
-`?after=N` resumes a stream: the client has seen every batch up to seq N, so it gets
-only what is newer (every feed batch past N; a view only if its seq is past N), none
-lost and none twice.
+`?after=N` resumes a stream: the client has seen every batch up to seq N. The public
+stream then sends the newest view and every feed batch past N, none lost and none
+twice; the seat stream sends the seat's view only once one is newer than N.
 """
 import asyncio
 import contextlib
