@@ -230,3 +230,25 @@ async def test_the_seat_page_and_the_lobby_fit_a_phone_screen(gateway, client, h
             width = await phone.evaluate("document.documentElement.scrollWidth")
             assert width <= PHONE["width"], f"{shot}: the page is {width} px wide on a {PHONE['width']} px screen"
     await follower.stop()
+
+
+async def test_a_person_opening_their_seat_link_waits_in_the_lobby_is_seen_joined_and_plays_once_it_starts(
+        gateway, http, page, tmp_path):
+    lobby = (await http.post("/lobbies", json={"players": 3, "seats": ["person", "greedy", "person"],
+                                               "pace": 0.05})).json()
+    await page.goto(f"{gateway.url}{lobby['host']}")
+    await page.wait_for_selector('#seats li[data-seat="2"]:not(.joined)')
+    guest = await page.context.browser.new_page()   # another person's browser: nothing shared with the host's
+    await guest.goto(f"{gateway.url}{lobby['seats'][2]['link']}")
+    await guest.wait_for_selector('#waiting-seats li[data-seat="2"]')
+    assert await guest.text_content("#status") == "Waiting for the host to start the game"
+    assert "your seat" in await guest.text_content('#waiting-seats li[data-seat="2"]')
+    await page.wait_for_selector('#seats li.joined[data-seat="2"]', timeout=10_000)
+    assert await page.text_content("#joined") == "1 of 2 people here"
+    await page.click("#start")
+    await page.wait_for_url(f"{gateway.url}/watch/{lobby['game_id']}", timeout=15_000)
+    await guest.wait_for_selector("#hand .card", timeout=20_000)
+    assert await guest.is_hidden("#waiting")
+    assert await guest.locator("#hand .card").count() == 10
+    await guest.screenshot(path=str(tmp_path / "guest-playing.png"), full_page=True)
+    await guest.close()

@@ -79,7 +79,11 @@ function draw() {
   const p = pub();
   drawTable($("table"), p);
   $("table").dataset.applied = p.applied;
-  for (const box of document.querySelectorAll(".seat")) box.classList.toggle("mine", Number(box.dataset.seat) === seat);
+  const mine = document.querySelector(`.seat[data-seat="${seat}"]`);
+  if (mine) {
+    mine.classList.add("mine");
+    mine.querySelector("h3").append(el("span", { class: "badge you", text: W.youBadge }));
+  }
   $("status").textContent = status(p);
   $("scores").replaceChildren(scores(p));
   $("prompt").textContent = prompt();

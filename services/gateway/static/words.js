@@ -88,6 +88,7 @@ export const WORDS = {
   // --- one seat's page (/play/{id}) -----------------------------------------
   playTitle: (game, s) => `Zioncheck: ${game}, seat ${s}`,
   you: (s) => `You: seat ${s}`,
+  youBadge: "you",
   scoresHead: "Scores",
   movesHead: "Moves",
   noSeatToken: "This page needs your seat's link: ask whoever opened the game for it.",
