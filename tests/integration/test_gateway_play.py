@@ -85,6 +85,7 @@ async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_cli
     follower = await client.follow(game)
     bot = make_bot("greedy", random.Random(5))
     moves = set()
+    played = 0
     reloaded = False
     try:
         while True:
@@ -107,6 +108,8 @@ async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_cli
             before = len(follower.batches)
             await play(page, command, state_sets(state))
             moves.add(type(command).__name__)
+            played += 1
+            assert played < 400, "a hand of this size never takes a seat 400 moves: a move keeps failing"
             while len(follower.batches) == before:
                 await follower.changed(timeout=30)
             if isinstance(command, GoDown):
