@@ -35,11 +35,11 @@ from zioncheck.services.gateway.lobbies import Lobbies, Lobby
 from zioncheck.services.gateway.problems import HANDLERS, HTTPProblem, json_response, read_json
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.sockets import public_stream, seat_stream
-from zioncheck.services.gateway.tokens import HOST, HOST_SEAT, TokenRefused, bearer, check_seat, issue, verify
+from zioncheck.services.gateway.tokens import DOMAIN, HOST, HOST_SEAT, TokenRefused, bearer, check_seat, issue, verify
 from zioncheck.services.gateway.wire import GameCreated, LobbySeat, LobbyState, NewGame, SeatTicket
 
 STATIC = Path(__file__).parent / "static"
-PUBLIC_LOBBY = "public-lobby"   # the name the public lobby's games are counted under; no key file name has a '-'
+PUBLIC_LOBBY = "public lobby"   # the name keyless lobbies are counted under: no key's name holds a space (keys.NAME)
 SEAT_TYPES = tuple(tag_of(cls) for cls in typing.get_args(SeatCommand))
 
 
@@ -74,10 +74,10 @@ async def create_game(request: Request) -> Response:
     gateway.games.check_room(key.name)
     gateway.limiter.new_game(key.name)
     game, now = await gateway.games.create(new, owner=key.name), time.time()
-    tokens = {seat: issue(gateway.secret, game, seat, gateway.token_ttl, now)
+    issued = {seat: issue(gateway.secret, game, seat, gateway.token_ttl, now)
               for seat, player in enumerate(new.seats) if player == "person"}
-    tickets = [SeatTicket(seat=seat, player=player, token=tokens.get(seat),
-                          link=f"/play/{game}#token={tokens[seat]}" if seat in tokens else None)
+    tickets = [SeatTicket(seat=seat, player=player, token=issued.get(seat),
+                          link=f"/play/{game}#token={issued[seat]}" if seat in issued else None)
                for seat, player in enumerate(new.seats)]
     expires = int(now + gateway.token_ttl)
     created = GameCreated(game_id=game, players=new.players, seats=tickets, expires=expires, watch=f"/watch/{game}")
@@ -139,15 +139,18 @@ def _lobby_state(gateway: Gateway, lobby: Lobby, host: bool = False, you: int | 
                  started: bool = False) -> LobbyState:
     """The lobby as its host (links) or one of its seats (no links) sees it. A link's token follows `#`, so a
     browser never sends it to a server in a request line or a Referer."""
-    game, ttl = lobby.game, lobby.expires - time.time()
+    game = lobby.game
+
+    def sign(seat: int, domain: bytes = DOMAIN) -> str:   # each token expires with the lobby's links
+        return issue(gateway.secret, game, seat, ttl=0, now=lobby.expires, domain=domain)
 
     def link(seat: int) -> str:
-        return f"/play/{game}#token={issue(gateway.secret, game, seat, ttl)}"
+        return f"/play/{game}#token={sign(seat)}"
 
     seats = [LobbySeat(seat=seat, player=player, joined=seat in lobby.joined,
                        link=link(seat) if host and player == "person" else None)
              for seat, player in enumerate(lobby.new.seats)]
-    own = f"/lobby/{game}#host={issue(gateway.secret, game, HOST_SEAT, ttl, domain=HOST)}" if host else None
+    own = f"/lobby/{game}#host={sign(HOST_SEAT, HOST)}" if host else None
     return LobbyState(game_id=game, players=lobby.new.players, seats=seats, started=started, expires=lobby.expires,
                       host=own, you=you, watch=f"/watch/{game}")
 

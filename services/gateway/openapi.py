@@ -133,7 +133,7 @@ OPS = [
        (400, 401, 409, 413, 422, 429), body="NewGame", platform_key=True, notes=OPEN_LOBBY_PROBLEMS,
        description=f"Takes a platform key in {HEADER}, unless the gateway's lobby is public (`--public-lobby`, on "
                    "by default when it listens on loopback only); then a request without one is counted under "
-                   "the name `public-lobby`. A lobby counts as one of its key's open games; nothing is published "
+                   "the name `public lobby`. A lobby counts as one of its key's open games; nothing is published "
                    "until it starts. Each link's token follows `#`: a seat's admits that seat only."),
     Op("get", "/lobbies/{game}", "lobbyState", "A lobby: who sits where and who has joined.",
        (200, "With the host's token: every seat's link. With a seat's: no links, and that seat is marked "

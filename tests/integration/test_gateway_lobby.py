@@ -43,6 +43,8 @@ async def test_a_lobby_gives_a_link_per_person_seat_shows_who_joined_and_starts_
     assert all(link.startswith(f"/play/{game}#token=") for link in links), "the token is past '#': never sent"
     assert (await http.get(f"/games/{game}/public")).status_code == 404, "nothing starts before the host says"
     host = host_of(lobby)
+    assert {tokens.verify(SECRET, token_of(link), game).exp for link in links} == {lobby["expires"]}
+    assert tokens.verify(SECRET, host, game, domain=tokens.HOST).exp == lobby["expires"]
     seen = (await http.get(f"/lobbies/{game}", headers=bearer(token_of(links[1])))).json()
     assert seen["you"] == 2 and all(s["link"] is None for s in seen["seats"]), "a seat sees no one's link"
     state = (await http.get(f"/lobbies/{game}", headers=bearer(host))).json()
@@ -129,4 +131,3 @@ async def test_a_seat_resuming_gets_only_a_newer_view_and_a_bad_after_is_refused
     async with connect(ws_url(gateway, f"{url}&after=soon")) as socket:
         code, reason = await closed_with(socket)
     assert code == 4400 and "whole number" in reason
-    assert tokens.HOST != tokens.DOMAIN
