@@ -81,6 +81,15 @@ const COMPOSED = {
   kind: (kind) => say(`kind.${kind}`),
   // R18: a refusal's reason in words (contracts/reasons.py); the wire keeps the reason's name
   reason: (name) => say(`reason.${name}`),
+  // one seat's page and the lobby
+  playTitle: (game, s) => say("web.playTitle", { game, seat: s }),
+  layOffOn: (owner, index) => say("web.layOffOn", { owner, meld: index + 1 }),
+  swapFor: (owner, index) => say("web.swapFor", { owner, meld: index + 1 }),
+  joinedCount: (n, of) => say("web.joinedCount", { count: n, of }),
+  problem: { too_many_commands: say("web.problemTooManyCommands"), no_answer: say("web.problemNoAnswer"),
+    token_expired: say("web.problemTokenExpired") },
+  seatChoice: { person: say("web.seatPerson"), greedy: say("web.seatGreedy"), random: say("web.seatRandom") },
+  reasons: new Proxy({}, { get: (_, name) => say(`reason.${String(name)}`) }),
   claimOutcome: { won: say("web.claimWon"), turn_player_took: say("web.claimTurnPlayerTook"),
     nearer_claimant: say("web.claimNearerClaimant") },
   failedWhy: { turn_player_took: say("web.failedTurnPlayerTook"), nearer_claimant: say("web.failedNearerClaimant") },
