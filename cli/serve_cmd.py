@@ -121,7 +121,7 @@ async def _serve(names: list[str], access: Access, replicas: int | None, host: s
         print(f"gateway on {gateway.url}/ (API: {gateway.url}/openapi.json)", flush=True)
         made = "made a new platform key in" if gateway.keys_made else "platform keys in"
         print(f"{made} {gateway.keys_file}: opening a game takes one, as {HEADER} "
-              f"(on the web page, paste it into its key field)", flush=True)
+              f"(on the web page, paste it into its key field where the lobby is not public)", flush=True)
         if gateway.gateway.public_lobby:
             print(f"the lobby is public: anyone who reaches {gateway.url}/ may open games there without a key "
                   "(--no-public-lobby to require one)", flush=True)

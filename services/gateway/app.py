@@ -22,6 +22,8 @@ from starlette.staticfiles import StaticFiles
 
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import SeatCommand
+from zioncheck.contracts.languages import LANGUAGES
+from zioncheck.contracts.languages import path as catalogue_path
 from zioncheck.contracts.log import tag_of
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.services.bus.access import Access
@@ -214,6 +216,15 @@ async def document(request: Request) -> Response:
     return json_response(request.app.state.document)
 
 
+async def words(request: Request) -> Response:
+    """One language's catalogue of words (contracts/words/), which the web pages speak."""
+    language = request.path_params["language"]
+    if language not in LANGUAGES:
+        raise HTTPProblem(404, "not_found", f"no words in {language[:20]!r}: the languages are {', '.join(LANGUAGES)}")
+    return FileResponse(catalogue_path(language), media_type="application/json",
+                        headers={"Cache-Control": "no-cache"})
+
+
 async def index_page(request: Request) -> Response:
     return FileResponse(STATIC / "index.html")
 
@@ -236,6 +247,7 @@ ROUTES = [
     Route("/play/{game}", play_page),
     Route("/lobby/{game}", lobby_page),
     Route("/openapi.json", document),
+    Route("/words/{language}", words),
     Route("/games", list_games, methods=["GET"]),
     Route("/games", create_game, methods=["POST"]),
     Route("/games/{game}/commands", send_command, methods=["POST"]),

@@ -16,6 +16,7 @@ from importlib.metadata import version
 import msgspec
 
 from zioncheck.contracts.commands import SeatCommand
+from zioncheck.contracts.languages import LANGUAGES
 from zioncheck.contracts.reasons import Reason
 from zioncheck.contracts.views import PublicView, SeatView
 from zioncheck.services.gateway.keys import HEADER
@@ -88,6 +89,8 @@ OPEN_LOBBY_PROBLEMS = CREATE_PROBLEMS | {
     401: f"No platform key in {HEADER} while the lobby is not public, or a key this gateway does not know "
          "(`platform_key_missing`, `platform_key_unknown`).",
 }
+LANGUAGE = {"name": "language", "in": "path", "required": True, "description": "The language.",
+            "schema": {"type": "string", "enum": list(LANGUAGES)}}
 STEP = {"name": "step", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
         "description": "How many log batches to fold (default: all of them)."}
 
@@ -120,6 +123,9 @@ OPS = [
     Op("get", "/lobby/{game}", "lobbyPage", "The web page of a lobby's host: the seats' links, who has joined, "
        "start. The host token follows `#host=`.", (200, "HTML.", None), params=(GAME,), media="text/html"),
     Op("get", "/openapi.json", "openapi", "This document.", (200, "The OpenAPI document.", None)),
+    Op("get", "/words/{language}", "words", "Every word the web pages say, in one language.",
+       (200, "The catalogue: each key's template (`{name}` placeholders), or its plural forms by CLDR category.",
+        None), (404,), params=(LANGUAGE,), notes={404: "No catalogue for that language."}),
     Op("get", "/games", "listGames", "Every stored game, the most recently changed first.",
        (200, "The games.", "GameSummary[]")),
     Op("post", "/games", "createGame", "Open a game; bots sit where `seats` names them, people get tokens.",

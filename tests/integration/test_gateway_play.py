@@ -73,8 +73,8 @@ async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_cli
     await page.fill("#pace", "0")
     await page.click("#new-game button[type=submit]")
     await page.wait_for_url(f"{gateway.url}/lobby/game-*", timeout=15_000)
-    assert "#" not in page.url, "the host's token leaves the address bar"
     await page.wait_for_selector('#seats li[data-seat="0"] input')
+    assert "#" not in page.url, "the host's token leaves the address bar"
     assert await page.locator("#seats li input").count() == 1, "a link for each person's seat, none for bots"
     await page.screenshot(path=str(tmp_path / "lobby.png"), full_page=True)
     await page.click('#seats li[data-seat="0"] .take')

@@ -64,8 +64,3 @@ export function narrate(item) {
     default: return [item.type];
   }
 }
-
-// Every element with data-w="key" gets the catalogue's text for that key: pages hold no words of their own.
-export function fillWords(root, words) {
-  for (const node of root.querySelectorAll("[data-w]")) node.textContent = words[node.dataset.w];
-}

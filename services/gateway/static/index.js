@@ -2,7 +2,7 @@
 // that opens a game with people and bot seats in a lobby (POST /lobbies), then goes to the lobby's page.
 // Where the gateway asks for a platform key (its lobby is not public), the form shows a key field; the
 // browser keeps the key (localStorage, this origin only) and forgets one the gateway refuses.
-import { el, fillWords } from "./cards.js";
+import { el } from "./cards.js";
 import { WORDS as W } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -71,7 +71,6 @@ $("new-game").addEventListener("submit", async (event) => {
   location.href = body.host;
 });
 
-fillWords(document, W);
 $("key").value = localStorage.getItem(KEY) || "";
 $("key-field").hidden = !$("key").value;
 seatChoices();

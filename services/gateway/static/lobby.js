@@ -1,7 +1,7 @@
 // A lobby's host page: /lobby/{id}#host=<the host's token>. It lists the seats with each person's link
 // (a link admits its own seat and nothing else), shows who has joined, and starts the game. The host
 // token is kept in this browser (localStorage, per game) and taken out of the address.
-import { el, fillWords } from "./cards.js";
+import { el } from "./cards.js";
 import { WORDS as W } from "./words.js";
 
 const game = decodeURIComponent(location.pathname.split("/").pop());
@@ -96,7 +96,6 @@ $("start").addEventListener("click", async () => {
   location.href = localStorage.getItem(MINE) !== null ? `/play/${encodeURIComponent(game)}` : body.watch;
 });
 
-fillWords(document, W);
 document.title = W.lobbyTitle(game);
 $("game-id").textContent = game;
 if (!token) $("status").textContent = W.noHostToken;

@@ -5,7 +5,7 @@
 //
 // The seat's view comes over /games/{id}/view/ws, the moves over /games/{id}/public/ws; after a dropped
 // connection both resume with ?after= the last seq seen, so no move is lost or listed twice.
-import { card, el, fillWords, narrate } from "./cards.js";
+import { card, el, narrate } from "./cards.js";
 import { JOKER, arrangeRun, runEnds, sortHand, swapsJoker } from "./moves.js";
 import { drawTable, scores, status } from "./table.js";
 import { WORDS as W } from "./words.js";
@@ -365,7 +365,6 @@ async function waitForStart() {
   setTimeout(waitForStart, 2000);
 }
 
-fillWords(document, W);
 token = takeToken();
 $("game-id").textContent = game;
 if (!token) {
