@@ -2,11 +2,15 @@
 move played by clicks (R9..R15), each refusal shown once in words (R18), a reload back in the seat."""
 import random
 
+import pytest
+
 from gateway_helpers import SECRET, gateway, http, keys_file, token  # noqa: F401
 from over_nats import stacked_game
 from test_gateway_browser import CHROMIUM, PHONE, browser_page, page, phone, pytestmark  # noqa: F401
+from test_gateway_languages import phone_in
 from zioncheck.bots import make_bot
 from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, SwapJoker, TakeDiscard
+from zioncheck.contracts.languages import catalogue
 from zioncheck.contracts.reasons import SENTENCES
 from zioncheck.domain.hands import CONTRACTS
 
@@ -255,3 +259,28 @@ async def test_a_person_opening_their_seat_link_waits_in_the_lobby_is_seen_joine
     assert await guest.locator("#hand .card").count() == 10
     await guest.screenshot(path=str(tmp_path / "guest-playing.png"), full_page=True)
     await guest.close()
+
+
+@pytest.mark.parametrize("language", ["ru", "es"])
+async def test_the_seat_page_speaks_the_readers_language_refusals_included_and_fits_a_phone(
+        language, gateway, client, tmp_path):
+    follower = await stacked_game(client, 3, HANDS, STOCK, hand=3)
+    words = catalogue(language)
+    async with phone_in(f"{language}-{language.upper()}") as phone:
+        await phone.goto(f"{gateway.url}/play/{follower.game}#token={token(follower.game, PERSON)}")
+        await phone.wait_for_selector("#hand .card")
+        assert await phone.text_content("#draw") == words["web.draw"]
+        assert await phone.text_content("#prompt") == words["web.yourTurnDraw"]
+        await phone.click("#draw")
+        await phone.wait_for_selector('#hand .card[data-card="KH"]')
+        await phone.click("#go-down")
+        await pick(phone, "2D")
+        await phone.click('.slot[data-slot="0"]')
+        await phone.click("#lay-down")                   # R12: one card is no contract
+        await phone.wait_for_selector("#refusal:not([hidden])")
+        assert words["reason.invalid_meld"] in await phone.text_content("#refusal") or \
+            words["reason.contract_not_met"] in await phone.text_content("#refusal")
+        await phone.screenshot(path=str(tmp_path / f"{language}-play.png"), full_page=True)
+        width = await phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], f"{language}: the page is {width} px wide"
+    await follower.stop()
