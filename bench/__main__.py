@@ -16,6 +16,8 @@ BENCHMARKS = {
     "service": "bench.service",
     "fanout": "bench.fanout",
     "poison": "bench.poison",
+    "cpu": "bench.cpu",
+    "load": "bench.load",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 

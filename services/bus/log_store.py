@@ -4,10 +4,12 @@ Every append names the log's last sequence for the game's subjects
 (Nats-Expected-Last-Subject-Sequence over zc.log.<game>.*), so a second writer
 cannot fork the log, and a Msg-Id, so a retried append is recognised as already done.
 """
+import asyncio
 from dataclasses import dataclass, field
 
+import msgspec
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
 from nats.js.errors import BadRequestError, NotFoundError
 
 from zioncheck.contracts.events import GameStarted, HandEnded
@@ -34,20 +36,90 @@ class LoggedGame:
 
 async def read_batches(js: JetStreamContext, game: str, kind: str = "*") -> list[tuple[int, Batch]]:
     """Every batch of a game's log (or of one kind) with its stream sequence, oldest first."""
-    subject = log_subject(game, kind)
+    found, _ = await read_stored(js, LOG, log_subject(game, kind))
+    return [(seq, decode_batch(data)) for seq, data in found]
+
+
+# A batched direct get answers with at most this many messages (the server's own limit is 1,000).
+DIRECT_BATCH = 1000
+
+
+async def read_stored(js: JetStreamContext, stream: str, subject: str, after: int = 0, sequences: bool = True,
+                      timeout: float = 10.0) -> tuple[list[tuple[int, bytes]], int]:
+    """Every message of `stream` on `subject` (a filter) after sequence `after`, oldest first, as
+    (sequence, data), and the last one's sequence (`after` when there is none).
+
+    Batched direct gets (NATS 2.11+, ADR-31): each request is answered by up to DIRECT_BATCH
+    messages and a closing `204 EOB` status that names the last sequence sent and how many
+    more match. With `sequences=False` the messages come without headers, the cheapest way
+    (each pair's sequence is then 0; the last sequence is still known). A server without
+    batched gets answers each request with one plain message, so that still reads everything.
+    """
+    nc = js._nc
+    inbox = nc.new_inbox()
+    found: list[tuple[int, bytes]] = []
+    last = after
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[bool] = loop.create_future()
+
+    async def receive(msg: Msg) -> None:
+        nonlocal last
+        headers = msg.headers
+        status = headers.get("Status") if headers else None
+        if status is None:
+            if headers:
+                last = int(headers["Nats-Sequence"])
+                found.append((last, msg.data))
+                if "Nats-Num-Pending" not in headers and not done.done():  # a server without batched gets
+                    done.set_result(True)
+            else:
+                found.append((0, msg.data))
+        elif not done.done():
+            if status == "204":    # the end of this batch: more follow while some are pending
+                last = int(headers.get("Nats-Last-Sequence") or last)
+                done.set_result(headers.get("Nats-Num-Pending", "0") != "0")
+            elif status == "404":  # nothing (more) on the subject
+                done.set_result(False)
+            elif status == "503":  # no stream answers direct gets
+                done.set_exception(NoResponders())
+            else:
+                done.set_exception(BadRequestError(code=int(status), description=headers.get("Description", "")))
+
+    sub = await nc.subscribe(inbox, cb=receive)
+    api = f"{js._prefix}.DIRECT.GET.{stream}"
     try:
-        last = await js.get_msg(LOG, subject=subject)
-    except NotFoundError:
-        return []
-    found: list[tuple[int, Batch]] = []
-    sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
-    try:
-        while not found or found[-1][0] < last.seq:
-            msg = await sub.next_msg(timeout=10)
-            found.append((msg.metadata.sequence.stream, decode_batch(msg.data)))
+        more = True
+        while more:
+            request = {"seq": last + 1, "next_by_subj": subject, "batch": DIRECT_BATCH}
+            if not sequences:
+                request["no_hdr"] = True
+            await nc.publish(api, _request_encoder.encode(request), reply=inbox)
+            more = await asyncio.wait_for(done, timeout)
+            done = loop.create_future()
+    except NoResponders:
+        return await _read_one_by_one(js, stream, subject, after)
     finally:
         await sub.unsubscribe()
-    return found
+    return found, last
+
+
+class NoResponders(Exception):
+    pass
+
+
+async def _read_one_by_one(js: JetStreamContext, stream: str, subject: str, after: int) -> tuple[list, int]:
+    """No stream, or one made before direct gets were on (until `ensure_topology` turns them on):
+    one get a message, from the stream's leader."""
+    found: list[tuple[int, bytes]] = []
+    while True:
+        try:
+            msg = await js.get_msg(stream, seq=(found[-1][0] if found else after) + 1, subject=subject, next=True)
+        except NotFoundError:
+            return found, found[-1][0] if found else after
+        found.append((msg.seq, msg.data or b""))
+
+
+_request_encoder = msgspec.json.Encoder()
 
 
 async def stored_games(js: JetStreamContext) -> dict[str, int]:
@@ -63,20 +135,22 @@ async def stored_games(js: JetStreamContext) -> dict[str, int]:
 
 
 async def load(js: JetStreamContext, game: str) -> LoggedGame:
+    """A game's state folded from its whole log."""
     logged = LoggedGame(game=game)
-    for seq, batch in await read_batches(js, game):
-        _advance(logged, seq, batch)
+    await catch_up(js, logged)
     return logged
 
 
 async def catch_up(js: JetStreamContext, logged: LoggedGame) -> None:
-    """Fold the batches another writer appended after this copy's last one."""
-    while True:
-        try:
-            msg = await js.get_msg(LOG, seq=logged.last_seq + 1, subject=log_subject(logged.game), next=True)
-        except NotFoundError:
-            return
-        _advance(logged, msg.seq, decode_batch(msg.data))
+    """Fold the batches appended after this copy's last one (by another writer, or all of them)."""
+    found, last = await read_stored(js, LOG, log_subject(logged.game), after=logged.last_seq, sequences=False)
+    if not found:
+        return
+    batches = [decode_batch(data) for _, data in found]
+    logged.state = fold(logged.state, [event for batch in batches for event in batch.events])
+    logged.last_seq = last
+    logged.applied = max(logged.applied, *(batch.cause for batch in batches))
+    logged.batches += len(batches)
 
 
 def _advance(logged: LoggedGame, seq: int, batch: Batch) -> None:
