@@ -18,6 +18,7 @@ BENCHMARKS = {
     "poison": "bench.poison",
     "cpu": "bench.cpu",
     "load": "bench.load",
+    "peer": "bench.peer",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 
