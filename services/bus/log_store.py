@@ -5,6 +5,7 @@ Every append names the log's last sequence for the game's subjects
 cannot fork the log, and a Msg-Id, so a retried append is recognised as already done.
 """
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -63,7 +64,7 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
     loop = asyncio.get_running_loop()
     done: asyncio.Future[bool] = loop.create_future()
 
-    async def receive(msg: Msg) -> None:
+    def receive(msg: Msg) -> None:
         nonlocal last
         headers = msg.headers
         status = headers.get("Status") if headers else None
@@ -86,7 +87,12 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
             else:
                 done.set_exception(BadRequestError(code=int(status), description=headers.get("Description", "")))
 
-    sub = await nc.subscribe(inbox, cb=receive)
+    sub = await nc.subscribe(inbox)
+    if isinstance(getattr(sub, "_pending_queue", None), asyncio.Queue):
+        sub._pending_queue = _Handed(sub, receive)  # type: ignore[assignment]
+    else:  # a nats-py that keeps its messages otherwise: its own callback, one task switch a message
+        await sub.unsubscribe()
+        sub = await nc.subscribe(inbox, cb=_awaitable(receive))
     api = f"{js._prefix}.DIRECT.GET.{stream}"
     try:
         more = True
@@ -106,6 +112,36 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
 
 class NoResponders(Exception):
     pass
+
+
+class _Handed:
+    """In place of a subscription's queue: nats-py's reader hands each message straight to `receive`,
+    with no queue and no task switch between them, a third of the time a read took."""
+
+    def __init__(self, sub, receive: Callable[[Msg], None]):
+        self.sub, self.receive = sub, receive
+
+    def put_nowait(self, msg: Msg) -> None:
+        self.sub._pending_size -= len(msg.data)
+        self.receive(msg)
+
+    def qsize(self) -> int:
+        return 0
+
+    def empty(self) -> bool:
+        return True
+
+    def task_done(self) -> None:
+        pass
+
+    async def join(self) -> None:
+        pass
+
+
+def _awaitable(receive: Callable[[Msg], None]) -> Callable[[Msg], Awaitable[None]]:
+    async def call(msg: Msg) -> None:
+        receive(msg)
+    return call
 
 
 async def _read_one_by_one(js: JetStreamContext, stream: str, subject: str, after: int) -> tuple[list, int]:
