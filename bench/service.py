@@ -59,10 +59,10 @@ async def _game(client: TimedClient, index: int, followers: list) -> None:
     await play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(PLAYERS)}, rng)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time a process has used so far (Linux /proc)."""
+def cpu_seconds(pid: int, system_only: bool = False) -> float:
+    """User plus system CPU time a process has used so far, or its system time only (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return (int(fields[12]) + (0 if system_only else int(fields[11]))) / os.sysconf("SC_CLK_TCK")
 
 
 async def services_run(access: Access, games: int, seconds: float, watched: dict[str, int] | None = None) -> dict:
@@ -72,12 +72,14 @@ async def services_run(access: Access, games: int, seconds: float, watched: dict
     client = TimedClient(await connect(access, "bots"))
     followers: list = []
     cpu_before = {name: cpu_seconds(pid) for name, pid in watched.items()}
+    sys_before = {name: cpu_seconds(pid, system_only=True) for name, pid in watched.items()}
     bots_before = time.process_time()
     started = time.perf_counter()
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
     await asyncio.wait(tasks, timeout=seconds)
     elapsed = time.perf_counter() - started
     cpu = {f"cpu_{name}": cpu_seconds(pid) - cpu_before[name] for name, pid in watched.items()}
+    cpu |= {f"sys_{name}": cpu_seconds(pid, system_only=True) - sys_before[name] for name, pid in watched.items()}
     cpu["cpu_bots"] = time.process_time() - bots_before
     for task in tasks:
         task.cancel()

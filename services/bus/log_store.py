@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 
 import msgspec
 from nats.aio.msg import Msg
-from nats.errors import NoRespondersError
 from nats.js import JetStreamContext
-from nats.js.errors import APIError, BadRequestError, NoStreamResponseError, NotFoundError
+from nats.js.errors import BadRequestError, NotFoundError
 
 from zioncheck.contracts.events import GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
+from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import BATCH_HEADER, LOG, LOG_SUBJECTS, game_of, log_subject
 
 WRONG_LAST_SEQUENCE = 10071
@@ -197,21 +197,6 @@ def _advance(logged: LoggedGame, seq: int, batch: Batch) -> None:
     logged.batches += 1
 
 
-class _ApiError(msgspec.Struct):
-    code: int
-    err_code: int | None = None
-    description: str = ""
-
-
-class _PubAck(msgspec.Struct):
-    """The part of JetStream's answer to a publish the log writer reads."""
-    seq: int = 0
-    error: _ApiError | None = None
-
-
-_ack_decoder = msgspec.json.Decoder(_PubAck)
-
-
 async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch) -> None:
     """Append one batch as the game's next message, or raise LogConflict."""
     msg_id = f"{logged.game}:{batch.cause}"
@@ -219,17 +204,11 @@ async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch) -> None
     headers = {"Nats-Expected-Last-Subject-Sequence": str(logged.last_seq),
                "Nats-Expected-Last-Subject-Sequence-Subject": subject, "Nats-Msg-Id": msg_id,
                BATCH_HEADER: str(logged.batches + 1)}
-    # js.publish's own request, with the ack read by one msgspec decoder instead of json and a dataclass.
     try:
-        reply = await js._nc.request(log_subject(logged.game, _kind(batch)), encode(batch), timeout=js._timeout,
-                                     headers=headers)
-    except NoRespondersError:
-        raise NoStreamResponseError from None
-    ack = _ack_decoder.decode(reply.data)
-    seq = ack.seq
-    if ack.error is not None:
-        if ack.error.err_code != WRONG_LAST_SEQUENCE:
-            APIError.from_error(msgspec.structs.asdict(ack.error))  # raises the error's own class
+        seq = await publish_stored(js, log_subject(logged.game, _kind(batch)), encode(batch), headers)
+    except BadRequestError as error:
+        if error.err_code != WRONG_LAST_SEQUENCE:
+            raise
         # A retried append comes back as "wrong last sequence", not as a duplicate:
         # it is ours if the last message carries our Msg-Id.
         last = await js.get_msg(LOG, subject=subject)
