@@ -83,6 +83,7 @@ async def services_run(access: Access, games: int, seconds: float, watched: dict
     cpu["cpu_bots"] = time.process_time() - bots_before
     for task in tasks:
         task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)   # every game stopped before the client drains
     latencies = [f.arrived[seq] - client.sent[(f.game, seq)]
                  for f in followers for seq in f.arrived if (f.game, seq) in client.sent]
     await client.close()
