@@ -24,6 +24,7 @@
                       and `<game>.seat.<n>` (SeatView); give a seat's key to that seat only
 """
 import contextlib
+import re
 import uuid
 from collections.abc import Callable
 
@@ -102,12 +103,13 @@ def game_of(subject: str) -> str:
 
 GAME_ID_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 GAME_ID_MAX = 64
+_GAME_ID = re.compile(f"[{re.escape(GAME_ID_LETTERS)}]{{1,{GAME_ID_MAX}}}")  # one check a command: no loop in Python
 
 
 def valid_game_id(game: str) -> bool:
     """A game id is 1 to 64 of the ASCII letters, digits, - and _: one NATS subject token,
     never a wildcard, the same in every subject and key that names the game."""
-    return 0 < len(game) <= GAME_ID_MAX and all(c in GAME_ID_LETTERS for c in game)
+    return _GAME_ID.fullmatch(game) is not None
 
 
 def new_game_id(kind: str = "game") -> str:
