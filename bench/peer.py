@@ -6,8 +6,8 @@ command's events, as the table's log holds one batch per command), the aggregate
 memory between commands. It plays GAMES whole greedy 4-seat games through this project's rules.
 The services play the same number of concurrent greedy games over NATS with every append synced
 (bench/service.py, as `zioncheck serve` runs them). Then one finished game of about 1,500 events
-is rebuilt both ways, best of ROUNDS: read, decode and fold (the peer's repository.get; the
-project's log_store.load from the log).
+is rebuilt both ways, taking turns, best of ROUNDS: read, decode and fold (the peer's
+repository.get; the project's log_store.load from the log).
 
 BENCH_PARTITIONS=P runs the services on P partitions where bench/service.py takes a partition
 count (today's layout is one stream: the default).
@@ -80,6 +80,7 @@ def synced_sqlite() -> None:
     def create_synced(pool):
         connection = create(pool)
         connection._sqlite_conn.execute("PRAGMA synchronous=FULL")
+        assert connection._sqlite_conn.execute("PRAGMA synchronous").fetchone()[0] == 2   # FULL
         return connection
 
     SQLiteConnectionPool._create_connection = create_synced
@@ -131,26 +132,21 @@ def peer_rate(folder: Path) -> dict:
     return {"rate": commands / (time.perf_counter() - started), "commands": commands, "journal": mode}
 
 
-def peer_rebuild(folder: Path, batches: list[Batch]) -> float:
-    """Best seconds to rebuild one finished game from SQLite: rows read, decoded, folded."""
+def peer_stored(folder: Path, batches: list[Batch]):
+    """The finished game saved through the peer: (its aggregate's id, its state)."""
     PeerGame, _ = peer_classes()
     app = peer_app(folder / "rebuild.sqlite")
     game = PeerGame("rebuilt")
     for batch in batches:
         game.played(encode(batch).decode())
     app.save(game)
-    expected, best = game.state, float("inf")
-    for _ in range(ROUNDS):
-        fresh = peer_app(folder / "rebuild.sqlite")   # nothing cached
-        started = time.perf_counter()
-        state = fresh.repository.get(game.id).state
-        best = min(best, time.perf_counter() - started)
-        assert state == expected
-    return best
+    return game.id, game.state
 
 
-async def services_rebuild(folder: Path, batches: list[Batch]) -> float:
-    """Best seconds to rebuild the same game from the log over NATS with log_store.load."""
+async def rebuilds(folder: Path, batches: list[Batch]) -> tuple[float, float]:
+    """Best seconds to rebuild one finished game (rows or messages read, decoded, folded) from the peer's
+    SQLite (nothing cached) and with log_store.load from the log over NATS, taking turns."""
+    aggregate, expected = peer_stored(folder, batches)
     server = NatsServer(folder / "jetstream", sync_always=True)
     try:
         await prepare_topology(server.access)
@@ -158,16 +154,21 @@ async def services_rebuild(folder: Path, batches: list[Batch]) -> float:
         js = nc.jetstream()
         await load.write(js, "rebuilt", batches)
         await js.publish_async_completed()
-        expected, best = fold(GameState(), [e for b in batches for e in b.events]), float("inf")
+        peer_best = ours_best = float("inf")
         for _ in range(ROUNDS):
+            fresh = peer_app(folder / "rebuild.sqlite")
+            started = time.perf_counter()
+            state = fresh.repository.get(aggregate).state
+            peer_best = min(peer_best, time.perf_counter() - started)
+            assert state == expected
             started = time.perf_counter()
             state = (await log_store.load(js, "rebuilt")).state
-            best = min(best, time.perf_counter() - started)
+            ours_best = min(ours_best, time.perf_counter() - started)
             assert state == expected
         await nc.close()
     finally:
         server.stop()
-    return best
+    return peer_best, ours_best
 
 
 def run(partitions: int = PARTITIONS) -> list[Row]:
@@ -178,8 +179,7 @@ def run(partitions: int = PARTITIONS) -> list[Row]:
         options = {"partitions": partitions} if partitions != 1 else {}
         ours = service.main(games=GAMES, sync_always=True, ceilings=False, **options)
         batches = load.game_batches()
-        peer_seconds = peer_rebuild(Path(folder), batches)
-        our_seconds = asyncio.run(services_rebuild(Path(folder), batches))
+        peer_seconds, our_seconds = asyncio.run(rebuilds(Path(folder), batches))
     events = sum(len(b.events) for b in batches)
     rate_ratio, rebuild_ratio = ours["rate"] / peer["rate"], peer_seconds / our_seconds
     streams = f"{partitions} partition(s)"
