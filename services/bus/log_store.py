@@ -42,7 +42,7 @@ async def read_batches(js: JetStreamContext, game: str, kind: str = "*") -> list
     return [(seq, decode_batch(data)) for seq, data in found]
 
 
-# A batched direct get answers with at most this many messages (the server's own limit is 1,000).
+# The most messages one batched direct get asks for; the rest of a log comes in the next request.
 DIRECT_BATCH = 1000
 
 
@@ -54,8 +54,11 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
     Batched direct gets (NATS 2.11+, ADR-31): each request is answered by up to DIRECT_BATCH
     messages and a closing `204 EOB` status that names the last sequence sent and how many
     more match. With `sequences=False` the messages come without headers, the cheapest way
-    (each pair's sequence is then 0; the last sequence is still known). A server without
-    batched gets answers each request with one plain message, so that still reads everything.
+    (each pair's sequence is then 0; the last sequence is still known). The server (2.15) then
+    counts as pending what matched when the batch began, so one more request, answered 404,
+    ends the read. A server without batched gets answers each request with one plain message,
+    so that still reads everything; a server that ignores `no_hdr` (deprecated in ADR-31's
+    companion) sends headers, which are read as with `sequences=True`.
     """
     nc = js._nc
     inbox = nc.new_inbox()
