@@ -57,8 +57,8 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
     (each pair's sequence is then 0; the last sequence is still known). The server (2.15) then
     counts as pending what matched when the batch began, so one more request, answered 404,
     ends the read. A server without batched gets answers each request with one plain message,
-    so that still reads everything; a server that ignores `no_hdr` (deprecated in ADR-31's
-    companion) sends headers, which are read as with `sequences=True`.
+    so that still reads everything; a server that ignores `no_hdr` (an option marked
+    deprecated) sends headers, which are read as with `sequences=True`.
     """
     nc = js._nc
     inbox = nc.new_inbox()
