@@ -96,6 +96,8 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
     else:  # a nats-py that keeps its messages otherwise: its own callback, one task switch a message
         await sub.unsubscribe()
         sub = await nc.subscribe(inbox, cb=_awaitable(receive))
+    if not sequences:
+        _BareMessages.route(nc, sub._id, lambda data: found.append((0, data)))
     api = f"{js._prefix}.DIRECT.GET.{stream}"
     try:
         more = True
@@ -109,8 +111,43 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
     except NoResponders:
         return await _read_one_by_one(js, stream, subject, after)
     finally:
+        _BareMessages.unroute(nc, sub._id)
         await sub.unsubscribe()
     return found, last
+
+
+class _BareMessages:
+    """While a read without headers runs on a connection, messages without headers to its
+    subscription skip nats-py's handling of a message (statistics, a Msg, its queue): their data
+    goes straight to the read. Put in place by the first read on the connection, taken away by
+    the last, so that no other message pays for it."""
+
+    def __init__(self, nc):
+        self.nc, self.library, self.routes = nc, nc._process_msg, {}
+
+    @classmethod
+    def route(cls, nc, sid: int, take: Callable[[bytes], None]) -> None:
+        bare = nc.__dict__.get("_bare_messages")
+        if bare is None:
+            bare = nc._bare_messages = cls(nc)
+            nc._process_msg = bare.process_msg
+        bare.routes[sid] = take
+
+    @staticmethod
+    def unroute(nc, sid: int) -> None:
+        bare = nc.__dict__.get("_bare_messages")
+        if bare is not None:
+            bare.routes.pop(sid, None)
+            if not bare.routes:
+                nc._process_msg = bare.library
+                del nc._bare_messages
+
+    async def process_msg(self, sid: int, subject: bytes, reply: bytes, data: bytes, headers: bytes) -> None:
+        take = self.routes.get(sid)
+        if take is not None and not headers:
+            take(data)
+        else:
+            await self.library(sid, subject, reply, data, headers)
 
 
 class NoResponders(Exception):

@@ -1,4 +1,6 @@
 """A game's log is read whole in batched direct gets, however many batches it holds."""
+import asyncio
+
 import pytest
 
 from over_nats import new_game
@@ -60,3 +62,21 @@ async def test_a_store_from_before_direct_gets_is_read_and_then_turned_to_batche
     assert f"{LOG}: direct gets on, so a game's log is read in batches" in changes
     assert (await client.js.stream_info(LOG)).config.allow_direct
     assert [seq for seq, _ in await log_store.read_batches(client.js, game)] == seqs
+
+
+async def test_reads_at_once_on_one_connection_each_get_their_own_games_and_leave_others_alone(nats_server, client):
+    await ensure_topology(client.js)
+    games = [new_game() for _ in range(6)]
+    seqs = {game: await logged(client, game, 7 + i) for i, game in enumerate(games)}
+    heard = []
+
+    async def hear(msg) -> None:
+        heard.append(msg.data)
+
+    await client.nc.subscribe("test.plain", cb=hear)
+    loaded = await asyncio.gather(*(log_store.load(client.js, game) for game in games))
+    assert [(g.last_seq, g.batches) for g in loaded] == [(seqs[game][-1], len(seqs[game])) for game in games]
+    await client.nc.publish("test.plain", b"after")
+    await client.nc.flush()
+    await asyncio.sleep(0.1)
+    assert heard == [b"after"]
