@@ -16,6 +16,9 @@ BENCHMARKS = {
     "service": "bench.service",
     "fanout": "bench.fanout",
     "poison": "bench.poison",
+    "cpu": "bench.cpu",
+    "load": "bench.load",
+    "peer": "bench.peer",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 

@@ -10,6 +10,7 @@ The table runs in one process and the dealer and scoring in another, as
 process, the whole deployment of the views beside the game services.
 """
 import asyncio
+import os
 import random
 import statistics
 import subprocess
@@ -58,20 +59,36 @@ async def _game(client: TimedClient, index: int, followers: list) -> None:
     await play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(PLAYERS)}, rng)
 
 
-async def services_run(access: Access, games: int, seconds: float) -> dict:
+def cpu_seconds(pid: int, system_only: bool = False) -> float:
+    """User plus system CPU time a process has used so far, or its system time only (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[12]) + (0 if system_only else int(fields[11]))) / os.sysconf("SC_CLK_TCK")
+
+
+async def services_run(access: Access, games: int, seconds: float, watched: dict[str, int] | None = None) -> dict:
+    """Plays `games` concurrent games for `seconds`; `watched` names processes (by pid) whose CPU
+    time over the run is reported as cpu_<name> (this process, the bots' side, is cpu_bots)."""
+    watched = dict(watched or {})
     client = TimedClient(await connect(access, "bots"))
     followers: list = []
+    cpu_before = {name: cpu_seconds(pid) for name, pid in watched.items()}
+    sys_before = {name: cpu_seconds(pid, system_only=True) for name, pid in watched.items()}
+    bots_before = time.process_time()
     started = time.perf_counter()
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
     await asyncio.wait(tasks, timeout=seconds)
     elapsed = time.perf_counter() - started
+    cpu = {f"cpu_{name}": cpu_seconds(pid) - cpu_before[name] for name, pid in watched.items()}
+    cpu |= {f"sys_{name}": cpu_seconds(pid, system_only=True) - sys_before[name] for name, pid in watched.items()}
+    cpu["cpu_bots"] = time.process_time() - bots_before
     for task in tasks:
         task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)   # every game stopped before the client drains
     latencies = [f.arrived[seq] - client.sent[(f.game, seq)]
                  for f in followers for seq in f.arrived if (f.game, seq) in client.sent]
     await client.close()
     latencies.sort()
-    return {"commands": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed,
+    return {"commands": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed, **cpu,
             "p50_ms": 1000 * statistics.median(latencies),
             "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))]}
 
@@ -131,7 +148,8 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
         try:
             for process in services:
                 assert b"serving" in process.stdout.readline()
-            run = asyncio.run(services_run(server.access, games, seconds))
+            watched = {"table": services[0].pid, "others": services[1].pid, "server": server.process.pid}
+            run = asyncio.run(services_run(server.access, games, seconds, watched))
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
                 run["chain"] = asyncio.run(chain_ceiling(server.access, games))

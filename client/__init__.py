@@ -24,6 +24,7 @@ from zioncheck.contracts.scores import Standings
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
     BATCH_HEADER,
     LOG,
@@ -54,8 +55,7 @@ class GameClient:
         """
         data = command if isinstance(command, bytes) else encode(command)
         headers = {"Nats-Msg-Id": msg_id} if msg_id else None
-        ack = await self.js.publish(command_subject(game, DEALER if as_dealer else PLAY), data, headers=headers)
-        return ack.seq
+        return await publish_stored(self.js, command_subject(game, DEALER if as_dealer else PLAY), data, headers)
 
     async def follow(self, game: str) -> "Follower":
         follower = Follower(game)

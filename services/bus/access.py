@@ -32,6 +32,7 @@ import nats
 import structlog
 from nats.aio.client import Client
 
+from zioncheck.services.bus import headers
 from zioncheck.services.bus.topology import (
     COMMANDS,
     FEED,
@@ -47,6 +48,7 @@ from zioncheck.services.bus.topology import (
 )
 
 log = structlog.get_logger("bus")
+headers.install()  # every service connects through here: each parses its messages' headers the faster way
 ROLES = ("operator", "table", "dealer", "scoring", "projector", "gateway", "bots", "platform", "spectator")
 ACCOUNT = "ZIONCHECK"
 

@@ -4,15 +4,19 @@ Every append names the log's last sequence for the game's subjects
 (Nats-Expected-Last-Subject-Sequence over zc.log.<game>.*), so a second writer
 cannot fork the log, and a Msg-Id, so a retried append is recognised as already done.
 """
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+import msgspec
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
 from nats.js.errors import BadRequestError, NotFoundError
 
 from zioncheck.contracts.events import GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
+from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import BATCH_HEADER, LOG, LOG_SUBJECTS, game_of, log_subject
 
 WRONG_LAST_SEQUENCE = 10071
@@ -34,20 +38,165 @@ class LoggedGame:
 
 async def read_batches(js: JetStreamContext, game: str, kind: str = "*") -> list[tuple[int, Batch]]:
     """Every batch of a game's log (or of one kind) with its stream sequence, oldest first."""
-    subject = log_subject(game, kind)
-    try:
-        last = await js.get_msg(LOG, subject=subject)
-    except NotFoundError:
-        return []
-    found: list[tuple[int, Batch]] = []
-    sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
-    try:
-        while not found or found[-1][0] < last.seq:
-            msg = await sub.next_msg(timeout=10)
-            found.append((msg.metadata.sequence.stream, decode_batch(msg.data)))
-    finally:
+    found, _ = await read_stored(js, LOG, log_subject(game, kind))
+    return [(seq, decode_batch(data)) for seq, data in found]
+
+
+# The most messages one batched direct get asks for; the rest of a log comes in the next request.
+DIRECT_BATCH = 1000
+
+
+async def read_stored(js: JetStreamContext, stream: str, subject: str, after: int = 0, sequences: bool = True,
+                      timeout: float = 10.0) -> tuple[list[tuple[int, bytes]], int]:
+    """Every message of `stream` on `subject` (a filter) after sequence `after`, oldest first, as
+    (sequence, data), and the last one's sequence (`after` when there is none).
+
+    Batched direct gets (NATS 2.11+, ADR-31): each request is answered by up to DIRECT_BATCH
+    messages and a closing `204 EOB` status that names the last sequence sent and how many
+    more match. With `sequences=False` the messages come without headers, the cheapest way
+    (each pair's sequence is then 0; the last sequence is still known). The server (2.15) then
+    counts as pending what matched when the batch began, so one more request, answered 404,
+    ends the read. A server without batched gets answers each request with one plain message,
+    so that still reads everything; a server that ignores `no_hdr` (an option marked
+    deprecated) sends headers, which are read as with `sequences=True`.
+    """
+    nc = js._nc
+    inbox = nc.new_inbox()
+    found: list[tuple[int, bytes]] = []
+    last = after
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[bool] = loop.create_future()
+
+    def receive(msg: Msg) -> None:
+        nonlocal last
+        headers = msg.headers
+        status = headers.get("Status") if headers else None
+        if status is None:
+            if headers:
+                last = int(headers["Nats-Sequence"])
+                found.append((last, msg.data))
+                if "Nats-Num-Pending" not in headers and not done.done():  # a server without batched gets
+                    done.set_result(True)
+            else:
+                found.append((0, msg.data))
+        elif not done.done():
+            if status == "204":    # the end of this batch: more follow while some are pending
+                last = int(headers.get("Nats-Last-Sequence") or last)
+                done.set_result(headers.get("Nats-Num-Pending", "0") != "0")
+            elif status == "404":  # nothing (more) on the subject
+                done.set_result(False)
+            elif status == "503":  # no stream answers direct gets
+                done.set_exception(NoResponders())
+            else:
+                done.set_exception(BadRequestError(code=int(status), description=headers.get("Description", "")))
+
+    sub = await nc.subscribe(inbox)
+    if isinstance(getattr(sub, "_pending_queue", None), asyncio.Queue):
+        sub._pending_queue = _Handed(sub, receive)  # type: ignore[assignment]
+    else:  # a nats-py that keeps its messages otherwise: its own callback, one task switch a message
         await sub.unsubscribe()
-    return found
+        sub = await nc.subscribe(inbox, cb=_awaitable(receive))
+    if not sequences:
+        _BareMessages.route(nc, sub._id, lambda data: found.append((0, data)))
+    api = f"{js._prefix}.DIRECT.GET.{stream}"
+    try:
+        more = True
+        while more:
+            request = {"seq": last + 1, "next_by_subj": subject, "batch": DIRECT_BATCH}
+            if not sequences:
+                request["no_hdr"] = True
+            await nc.publish(api, _request_encoder.encode(request), reply=inbox)
+            more = await asyncio.wait_for(done, timeout)
+            done = loop.create_future()
+    except NoResponders:
+        return await _read_one_by_one(js, stream, subject, after)
+    finally:
+        _BareMessages.unroute(nc, sub._id)
+        await sub.unsubscribe()
+    return found, last
+
+
+class _BareMessages:
+    """While a read without headers runs on a connection, messages without headers to its
+    subscription skip nats-py's handling of a message (statistics, a Msg, its queue): their data
+    goes straight to the read. Put in place by the first read on the connection, taken away by
+    the last, so that no other message pays for it."""
+
+    def __init__(self, nc):
+        self.nc, self.library, self.routes = nc, nc._process_msg, {}
+
+    @classmethod
+    def route(cls, nc, sid: int, take: Callable[[bytes], None]) -> None:
+        bare = nc.__dict__.get("_bare_messages")
+        if bare is None:
+            bare = nc._bare_messages = cls(nc)
+            nc._process_msg = bare.process_msg
+        bare.routes[sid] = take
+
+    @staticmethod
+    def unroute(nc, sid: int) -> None:
+        bare = nc.__dict__.get("_bare_messages")
+        if bare is not None:
+            bare.routes.pop(sid, None)
+            if not bare.routes:
+                nc._process_msg = bare.library
+                del nc._bare_messages
+
+    async def process_msg(self, sid: int, subject: bytes, reply: bytes, data: bytes, headers: bytes) -> None:
+        take = self.routes.get(sid)
+        if take is not None and not headers:
+            take(data)
+        else:
+            await self.library(sid, subject, reply, data, headers)
+
+
+class NoResponders(Exception):
+    pass
+
+
+class _Handed:
+    """In place of a subscription's queue: nats-py's reader hands each message straight to `receive`,
+    with no queue and no task switch between them, a third of the time a read took."""
+
+    def __init__(self, sub, receive: Callable[[Msg], None]):
+        self.sub, self.receive = sub, receive
+
+    def put_nowait(self, msg: Msg) -> None:
+        self.sub._pending_size -= len(msg.data)
+        self.receive(msg)
+
+    def qsize(self) -> int:
+        return 0
+
+    def empty(self) -> bool:
+        return True
+
+    def task_done(self) -> None:
+        pass
+
+    async def join(self) -> None:
+        pass
+
+
+def _awaitable(receive: Callable[[Msg], None]) -> Callable[[Msg], Awaitable[None]]:
+    async def call(msg: Msg) -> None:
+        receive(msg)
+    return call
+
+
+async def _read_one_by_one(js: JetStreamContext, stream: str, subject: str, after: int) -> tuple[list, int]:
+    """No stream, or one made before direct gets were on (until `ensure_topology` turns them on):
+    one get a message, from the stream's leader."""
+    found: list[tuple[int, bytes]] = []
+    while True:
+        try:
+            msg = await js.get_msg(stream, seq=(found[-1][0] if found else after) + 1, subject=subject, next=True)
+        except NotFoundError:
+            return found, found[-1][0] if found else after
+        found.append((msg.seq, msg.data or b""))
+
+
+_request_encoder = msgspec.json.Encoder()
 
 
 async def stored_games(js: JetStreamContext) -> dict[str, int]:
@@ -63,20 +212,22 @@ async def stored_games(js: JetStreamContext) -> dict[str, int]:
 
 
 async def load(js: JetStreamContext, game: str) -> LoggedGame:
+    """A game's state folded from its whole log."""
     logged = LoggedGame(game=game)
-    for seq, batch in await read_batches(js, game):
-        _advance(logged, seq, batch)
+    await catch_up(js, logged)
     return logged
 
 
 async def catch_up(js: JetStreamContext, logged: LoggedGame) -> None:
-    """Fold the batches another writer appended after this copy's last one."""
-    while True:
-        try:
-            msg = await js.get_msg(LOG, seq=logged.last_seq + 1, subject=log_subject(logged.game), next=True)
-        except NotFoundError:
-            return
-        _advance(logged, msg.seq, decode_batch(msg.data))
+    """Fold the batches appended after this copy's last one (by another writer, or all of them)."""
+    found, last = await read_stored(js, LOG, log_subject(logged.game), after=logged.last_seq, sequences=False)
+    if not found:
+        return
+    batches = [decode_batch(data) for _, data in found]
+    logged.state = fold(logged.state, [event for batch in batches for event in batch.events])
+    logged.last_seq = last
+    logged.applied = max(logged.applied, *(batch.cause for batch in batches))
+    logged.batches += len(batches)
 
 
 def _advance(logged: LoggedGame, seq: int, batch: Batch) -> None:
@@ -94,8 +245,7 @@ async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch) -> None
                "Nats-Expected-Last-Subject-Sequence-Subject": subject, "Nats-Msg-Id": msg_id,
                BATCH_HEADER: str(logged.batches + 1)}
     try:
-        ack = await js.publish(log_subject(logged.game, _kind(batch)), encode(batch), headers=headers)
-        seq = ack.seq
+        seq = await publish_stored(js, log_subject(logged.game, _kind(batch)), encode(batch), headers)
     except BadRequestError as error:
         if error.err_code != WRONG_LAST_SEQUENCE:
             raise

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 import structlog
 from nats.js import JetStreamContext
-from nats.js.errors import NotFoundError
 from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import Batch, decode_batch
 from zioncheck.domain.views import Projection, advance
+from zioncheck.services.bus.log_store import read_stored
 from zioncheck.services.bus.topology import LOG, VIEWS, log_subject
 from zioncheck.services.bus.view_store import last_feed_seq, publish_feed, write_views
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
@@ -107,15 +107,13 @@ class ProjectorService:
         return projected
 
     async def _catch_up(self, projected: ProjectedGame, game: str, before: int) -> None:
-        """Fold the game's log messages after the last one folded, up to (not including) `before`."""
-        while True:
-            try:
-                msg = await self.js.get_msg(LOG, seq=projected.last + 1, subject=log_subject(game), next=True)
-            except NotFoundError:
+        """Fold the game's log messages after the last one folded, up to (not including) `before`:
+        read in batched direct gets, as a whole log is read (services/bus/log_store.py)."""
+        found, _ = await read_stored(self.js, LOG, log_subject(game), after=projected.last)
+        for seq, data in found:
+            if seq >= before:
                 return
-            if msg.seq >= before:
-                return
-            await self._fold(projected, game, msg.seq, decode_batch(msg.data))
+            await self._fold(projected, game, seq, decode_batch(data))
 
     async def _fold(self, projected: ProjectedGame, game: str, seq: int, batch: Batch) -> None:
         projection = advance(projected.projection, batch.events, batch.cause)

@@ -17,6 +17,7 @@ import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
+from prometheus_client import Counter
 
 from zioncheck.application.reading import read_command
 from zioncheck.application.turns import play_turn_async
@@ -123,13 +124,20 @@ class DealerRefused(LogConflict):
     writer moved the log on. Like any conflict: fold what it appended, then decide again."""
 
 
+_ACCEPTED = COMMANDS.labels("accepted", "")
+_REJECTED: dict[str, Counter] = {}   # the counter's child for each reason, looked up once
+
+
 def _count(game: str, seq: int, events: list[AnyEvent]) -> None:
     """One log line and one metric per command: game, seq, what happened."""
     if rejected := refusal_of(events):
-        COMMANDS.labels("rejected", rejected.reason).inc()
+        counted = _REJECTED.get(rejected.reason)
+        if counted is None:
+            counted = _REJECTED[rejected.reason] = COMMANDS.labels("rejected", rejected.reason)
+        counted.inc()
         log.info("command", game=game, seq=seq, command=rejected.command, outcome="rejected",
                  reason=rejected.reason, detail=rejected.detail)
     else:
-        COMMANDS.labels("accepted", "").inc()
+        _ACCEPTED.inc()
         log.info("command", game=game, seq=seq, outcome="accepted", first_event=tag_of(events[0]))
 

@@ -109,6 +109,10 @@ async def test_players_and_spectators_cannot_read_hidden_cards_in_the_log_or_its
         await attacker.js.get_msg(LOG, seq=1, subject=log_subject(game))
     with pytest.raises(NatsTimeout):  # a consumer on the log
         await attacker.js.subscribe(log_subject(game), stream=LOG, ordered_consumer=True)
+    with pytest.raises(NatsTimeout):  # a batched direct get, as the services read a whole log
+        await attacker.nc.request(f"$JS.API.DIRECT.GET.{LOG}",
+                                  f'{{"seq": 1, "next_by_subj": "{log_subject(game)}", "batch": 100}}'.encode(),
+                                  timeout=REFUSED)
 
 
 async def test_nobody_but_the_dealer_reads_or_writes_the_seeds_before_their_reveal(services, client, login):

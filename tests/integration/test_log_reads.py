@@ -1,0 +1,82 @@
+"""A game's log is read whole in batched direct gets, however many batches it holds."""
+import asyncio
+
+import pytest
+
+from over_nats import new_game
+from zioncheck.contracts.log import Batch, encode
+from zioncheck.services.bus import log_store
+from zioncheck.services.bus.topology import LOG, ensure_topology, log_subject, stream_configs
+
+pytestmark = pytest.mark.integration
+
+
+async def logged(client, game: str, count: int) -> list[int]:
+    """`count` batches of `game` (every fifth a hand boundary) beside another game's; their sequences."""
+    seqs = []
+    for i in range(count):
+        kind = "hand" if i % 5 == 0 else "move"
+        seqs.append((await client.js.publish(log_subject(game, kind), encode(Batch(cause=i + 1, events=[])))).seq)
+        await client.js.publish(log_subject("other", "move"), encode(Batch(cause=i + 1, events=[])))
+    return seqs
+
+
+async def test_a_log_longer_than_one_batched_get_is_read_whole_in_order(nats_server, client, monkeypatch):
+    await ensure_topology(client.js)
+    monkeypatch.setattr(log_store, "DIRECT_BATCH", 4)   # 23 batches: six gets
+    game = new_game()
+    seqs = await logged(client, game, 23)
+    read = await log_store.read_batches(client.js, game)
+    assert [seq for seq, _ in read] == seqs
+    assert [batch.cause for _, batch in read] == list(range(1, 24))
+    assert [seq for seq, _ in await log_store.read_batches(client.js, game, "hand")] == seqs[::5]
+
+
+async def test_load_and_catch_up_fold_every_batch_and_know_the_last_sequence(nats_server, client, monkeypatch):
+    await ensure_topology(client.js)
+    monkeypatch.setattr(log_store, "DIRECT_BATCH", 4)
+    game = new_game()
+    seqs = await logged(client, game, 10)
+    loaded = await log_store.load(client.js, game)
+    assert (loaded.last_seq, loaded.applied, loaded.batches) == (seqs[-1], 10, 10)
+    seqs += await logged(client, game, 3)   # causes 1..3 again: applied stays at 10
+    await log_store.catch_up(client.js, loaded)
+    assert (loaded.last_seq, loaded.applied, loaded.batches) == (seqs[-1], 10, 13)
+
+
+async def test_a_game_with_no_log_reads_empty(nats_server, client):
+    await ensure_topology(client.js)
+    assert await log_store.read_batches(client.js, new_game()) == []
+    empty = await log_store.load(client.js, new_game())
+    assert (empty.last_seq, empty.batches) == (0, 0)
+
+
+
+async def test_a_store_from_before_direct_gets_is_read_and_then_turned_to_batched_reads(nats_server, client):
+    old = next(c for c in stream_configs() if c.name == LOG)
+    await client.js.add_stream(config=old.evolve(allow_direct=False))
+    game = new_game()
+    seqs = await logged(client, game, 3)
+    assert [seq for seq, _ in await log_store.read_batches(client.js, game)] == seqs   # one get a message
+    changes = await ensure_topology(client.js)
+    assert f"{LOG}: direct gets on, so a game's log is read in batches" in changes
+    assert (await client.js.stream_info(LOG)).config.allow_direct
+    assert [seq for seq, _ in await log_store.read_batches(client.js, game)] == seqs
+
+
+async def test_reads_at_once_on_one_connection_each_get_their_own_games_and_leave_others_alone(nats_server, client):
+    await ensure_topology(client.js)
+    games = [new_game() for _ in range(6)]
+    seqs = {game: await logged(client, game, 7 + i) for i, game in enumerate(games)}
+    heard = []
+
+    async def hear(msg) -> None:
+        heard.append(msg.data)
+
+    await client.nc.subscribe("test.plain", cb=hear)
+    loaded = await asyncio.gather(*(log_store.load(client.js, game) for game in games))
+    assert [(g.last_seq, g.batches) for g in loaded] == [(seqs[game][-1], len(seqs[game])) for game in games]
+    await client.nc.publish("test.plain", b"after")
+    await client.nc.flush()
+    await asyncio.sleep(0.1)
+    assert heard == [b"after"]
