@@ -1,6 +1,8 @@
 """Fixtures for the tests that talk to a real nats-server: each server has its own port, store and
 logins, and runs with the shipped users and permissions (services/bus/access.py). Which backend runs the
 servers (tests/nats_backends.py: processes or containers) is said at the start of the run."""
+import os
+
 import nats_backends
 import pytest
 from nats_backends import start_nats
@@ -10,6 +12,9 @@ from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import SERVICES, Services
 
 configure_logging("warning")
+# Every test server spreads games over 2 partitions unless the run says otherwise: the whole suite
+# goes through the partitioned path (ZIONCHECK_PARTITIONS=1 or 3 runs it with another P).
+os.environ.setdefault("ZIONCHECK_PARTITIONS", "2")
 
 
 def pytest_sessionstart(session):

@@ -17,7 +17,8 @@ from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import Batch, decode_batch
 from zioncheck.domain.views import Projection, advance
-from zioncheck.services.bus.topology import LOG, VIEWS, log_subject
+from zioncheck.services.bus.log_store import next_message
+from zioncheck.services.bus.topology import VIEWS
 from zioncheck.services.bus.view_store import last_feed_seq, publish_feed, write_views
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
 
@@ -110,7 +111,7 @@ class ProjectorService:
         """Fold the game's log messages after the last one folded, up to (not including) `before`."""
         while True:
             try:
-                msg = await self.js.get_msg(LOG, seq=projected.last + 1, subject=log_subject(game), next=True)
+                msg = await next_message(self.js, game, projected.last)
             except NotFoundError:
                 return
             if msg.seq >= before:
