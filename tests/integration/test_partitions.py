@@ -103,7 +103,8 @@ async def exactly_as_one_table(client, follower) -> None:
     causes = [b.cause for b in follower.batches]
     assert causes == sorted(set(causes)), "a command was applied twice or out of order"
     logged = [e for b in follower.batches for e in b.events]
-    assert logged == uninterrupted(await stored_commands(client, follower.game), await dealer_seeds(client, follower.game))
+    game = follower.game
+    assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
 
 
 async def test_two_table_instances_share_the_partitions_and_play_every_game_exactly_as_one_would(
