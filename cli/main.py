@@ -15,6 +15,7 @@ from zioncheck.cli import (
     asyncapi_cmd,
     credentials_cmd,
     games_cmd,
+    migrate_cmd,
     openapi_cmd,
     play_cmd,
     replay_cmd,
@@ -28,7 +29,7 @@ from zioncheck.cli.options import CommandFailed
 from zioncheck.cli.words import INTERRUPTED
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
-               credentials_cmd, asyncapi_cmd, openapi_cmd]
+               migrate_cmd, credentials_cmd, asyncapi_cmd, openapi_cmd]
 
 
 def parser() -> argparse.ArgumentParser:

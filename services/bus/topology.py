@@ -281,6 +281,10 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if name == kv_stream(VIEWS) and not current.allow_direct:  # stores made before direct gets
             changes.append(f"{name}: direct gets on, so spectators can read public views by key")
             await js.update_stream(config=current.evolve(allow_direct=True))
+    with contextlib.suppress(NotFoundError):
+        if (await js.stream_info(LOG)).state.messages:
+            changes.append(f"{LOG} holds games stored before partitions: they stay unseen until `zioncheck migrate` "
+                           f"moves them (with the services stopped)")
     for line in changes:
         log.info("topology", change=line)
         say(line)
