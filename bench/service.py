@@ -92,21 +92,24 @@ async def raw_ceiling(access: Access, count: int = 20_000, window: int = 512) ->
     return rate
 
 
-async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0) -> float:
+async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0, partitions: int = 1) -> float:
     """A command's two synced appends with no service between them, per second: each of
     `chains` requesters publishes a command-sized message to one stream, waits for its ack,
-    then a batch-sized one to another, and again."""
+    then a batch-sized one to another, and again. With partitions, chain i appends to the
+    command and log streams of partition i mod P, as a game of that partition would."""
     nc = await connect(access, "operator")
     js = nc.jetstream()
-    for name in ("BENCH_CMD", "BENCH_LOG"):
-        await js.add_stream(StreamConfig(name=name, subjects=[f"{name.lower()}.*"], storage=StorageType.FILE))
+    for p in range(partitions):
+        for name in (f"BENCH_CMD_{p}", f"BENCH_LOG_{p}"):
+            await js.add_stream(StreamConfig(name=name, subjects=[f"{name.lower()}.*"], storage=StorageType.FILE))
     done, stop = 0, time.perf_counter() + seconds
 
     async def chain(index: int) -> None:
         nonlocal done
+        p = index % partitions
         while time.perf_counter() < stop:
-            await js.publish(f"bench_cmd.{index}", b"c" * 40)
-            await js.publish(f"bench_log.{index}", b"b" * 160)
+            await js.publish(f"bench_cmd_{p}.{index}", b"c" * 40)
+            await js.publish(f"bench_log_{p}.{index}", b"b" * 160)
             done += 1
 
     started = time.perf_counter()
@@ -117,24 +120,29 @@ async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0) -> fl
 
 
 def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False,
-         secure: bool = True, ceilings: bool = True) -> dict:
+         secure: bool = True, ceilings: bool = True, partitions: int | None = None, tables: int = 1,
+         chain: bool = False) -> dict:
+    """One run; `partitions` None is the embedded default P, `tables` the table instances (each a process)."""
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
-        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure)
+        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions)
         asyncio.run(prepare_topology(server.access))
-        # The services run in their own processes, as in production: the table alone in one.
+        # The services run in their own processes, as in production: each table alone in one.
         others = ["dealer", "scoring", *(["projector"] if projector else [])]
         services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "zioncheck.cli.main", "serve", *names,
                                       "--nats-url", server.url, "--credentials", str(server.credentials),
                                       "--log-level", "warning"], stdout=subprocess.PIPE)
-                    for names in (["table"], others)]
+                    for names in ([["table"]] * tables + [others])]
         try:
             for process in services:
                 assert b"serving" in process.stdout.readline()
+            if tables > 1:
+                time.sleep(3.0)  # the instances settle who works which partition before the clock starts
             run = asyncio.run(services_run(server.access, games, seconds))
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
-                run["chain"] = asyncio.run(chain_ceiling(server.access, games))
+            if ceilings or chain:
+                run["chain"] = asyncio.run(chain_ceiling(server.access, games, partitions=server.partitions))
         finally:
             for process in services:
                 process.terminate()

@@ -204,8 +204,11 @@ def _quoted(items) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
-def user_block(credential: Credential, partitions: int = DEFAULT_PARTITIONS) -> str:
-    """One user of the account, as nats-server configuration."""
+def user_block(credential: Credential, partitions: int = DEFAULT_PARTITIONS, checked: bool = True) -> str:
+    """One user of the account, as nats-server configuration (`checked=False`: with no permissions at all,
+    only for measuring what they cost)."""
+    if not checked:
+        return f"      {{user: {json.dumps(credential.user)}, password: {json.dumps(credential.password)}}}"
     rights = permissions(partitions)[credential.role]
     subscribe = (*rights.subscribe, f"{inbox_prefix(credential.user)}.>")
     responses = "\n        allow_responses: {max: 1, expires: \"30s\"}" if rights.responds else ""
@@ -216,9 +219,9 @@ def user_block(credential: Credential, partitions: int = DEFAULT_PARTITIONS) -> 
             f"       }}}}")
 
 
-def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PARTITIONS) -> str:
+def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PARTITIONS, checked: bool = True) -> str:
     """The `accounts` section: one account with JetStream, its partition mappings, a user per credential."""
-    users = [user_block(c, partitions) for c in credentials]
+    users = [user_block(c, partitions, checked) for c in credentials]
     return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: enabled\n" + mappings_block(partitions)
             + "    users: [\n" + "\n".join(users) + "\n    ]\n  }\n}\n")
 

@@ -69,13 +69,14 @@ MAX_PAYLOAD = 256 * 1024
 
 
 def config_text(port: int, store: Path, sync_always: bool = True, credentials: Path | None = None,
-                extra: str = "", partitions: int | None = None) -> str:
+                extra: str = "", partitions: int | None = None, checked: bool = True) -> str:
     """A server's configuration: loopback, JetStream under `store`, the roles' users from `credentials`."""
     sync = "  sync_interval: always\n" if sync_always else ""
     text = (f'listen: "127.0.0.1:{port}"\nmax_payload: {MAX_PAYLOAD}\n'
             f'jetstream {{\n  store_dir: "{store.resolve()}"\n{sync}}}\n')
     if credentials is not None:
-        text += accounts_block(list(make_credentials(credentials).values()), partitions or embedded_partitions())
+        text += accounts_block(list(make_credentials(credentials).values()), partitions or embedded_partitions(),
+                               checked)
     return text + extra
 
 
@@ -120,9 +121,9 @@ def server_files(store: Path, port: int, credentials: Path, sync_always: bool = 
     `credentials`, and its config beside the store (0600: it holds the passwords). Returns the config."""
     store.mkdir(parents=True, exist_ok=True)
     config = write_private(store.parent / f"nats-{port}.conf",
-                           config_text(port, store, sync_always, credentials if secure else None,
-                                       partitions=partitions))
-    make_credentials(credentials)  # logins work either way: an open server ignores them
+                           config_text(port, store, sync_always, credentials, partitions=partitions,
+                                       checked=secure))
+    make_credentials(credentials)
     return config
 
 
@@ -136,8 +137,8 @@ class NatsServer(ServerProcess):
 
     def __init__(self, store: Path, port: int | None = None, log: Path | None = None, sync_always: bool = True,
                  credentials: Path | None = None, secure: bool = True, partitions: int | None = None):
-        """`secure=False` runs with no users at all: only for measuring what permissions cost (and
-        with no account, so no partition mappings either)."""
+        """`secure=False` gives the users no permissions at all (each may publish and read anything):
+        only for measuring what the permission checks cost."""
         port = port or free_port()
         self.credentials = credentials or store.parent / "credentials"
         self.partitions = partitions or embedded_partitions()
