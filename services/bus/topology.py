@@ -281,6 +281,7 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if name == kv_stream(VIEWS) and not current.allow_direct:  # stores made before direct gets
             changes.append(f"{name}: direct gets on, so spectators can read public views by key")
             await js.update_stream(config=current.evolve(allow_direct=True))
+    changes += await spread_leaders(js, partitions)
     with contextlib.suppress(NotFoundError):
         if (await js.stream_info(LOG)).state.messages:
             changes.append(f"{LOG} holds games stored before partitions: they stay unseen until `zioncheck migrate` "
@@ -369,3 +370,29 @@ async def check_partitions(js: JetStreamContext, partitions: int) -> None:
             f"the server maps games to {partitions} partition(s) but the store holds the logs of {len(found)} "
             f"({', '.join(log_stream(p) for p in sorted(found))}): deploy with --partitions {len(found)}, "
             f"the P the store was made with")
+
+
+async def spread_leaders(js: JetStreamContext, partitions: int) -> list[str]:
+    """On a cluster, the partition streams' leaders over every node in turn (a stream's appends are
+    stored by its leader): ZC_COMMANDS_0 on the first node, ZC_LOG_0 on the second, and so on. Asks a
+    leader to step down for the preferred node only when some node leads more than its share."""
+    streams = [name for p in range(partitions) for name in (commands_stream(p), log_stream(p))]
+    infos = {name: await js.stream_info(name) for name in streams}
+    first = infos[streams[0]].cluster
+    if first is None or not first.replicas:
+        return []
+    nodes = sorted({first.leader, *(peer.name for peer in first.replicas)} - {None})
+    leaders = {name: info.cluster.leader for name, info in infos.items() if info.cluster}
+    share = -(-len(streams) // len(nodes))
+    if all(list(leaders.values()).count(node) <= share for node in nodes):
+        return []
+    changes = []
+    for index, name in enumerate(streams):
+        wanted = nodes[index % len(nodes)]
+        if leaders.get(name) == wanted:
+            continue
+        with contextlib.suppress(Exception):  # a leader that will not move now stays; the next start tries again
+            await js._nc.request(f"$JS.API.STREAM.LEADER.STEPDOWN.{name}",
+                                 json.dumps({"placement": {"preferred": wanted}}).encode(), timeout=5.0)
+            changes.append(f"{name}: leader {leaders.get(name)} -> {wanted}")
+    return changes
