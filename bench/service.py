@@ -137,7 +137,7 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             for process in services:
                 assert b"serving" in process.stdout.readline()
             if tables > 1:
-                time.sleep(3.0)  # the instances settle who works which partition before the clock starts
+                time.sleep(8.0)  # the instances settle who works which partition before the clock starts
             run = asyncio.run(services_run(server.access, games, seconds))
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
