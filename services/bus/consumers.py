@@ -1,12 +1,13 @@
 """How the services consume JetStream: FastStream subscribers for the quieter consumers,
-a direct consumer for the table's commands, and one way to settle a message.
+a pinned pull consumer per partition for the table's commands, and one way to settle a message.
 
 FastStream runs each message through its middlewares and dependency injection. For
 the dealer and scoring, which see a few batches a hand, that costs nothing; for the
 table, which sees every move of every game, it cost more than the table's own work
-(about half its CPU). So the table's commands come through a DirectConsumer: a durable
-consumer read by nats-py on the broker's own connection, each delivery handed straight
-to per-game queues (services/bus/game_queues.py).
+(about half its CPU). So the table's commands come through a PinnedConsumer: raw pull
+requests on the broker's own connection, one consumer per partition whose priority group
+pins one table instance at a time, each delivery handed straight to that partition's
+per-game queues (services/bus/game_queues.py).
 """
 import asyncio
 import contextlib
@@ -23,7 +24,6 @@ from faststream.nats import JStream, PullSub
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import ConnectionClosedError
-from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig
 
 from zioncheck.contracts.commands import ORIGINS
@@ -98,37 +98,6 @@ Handler = Callable[[str, Msg, int], Awaitable[None]]
 def settled(handler: Handler, what: str) -> Handler:
     """The handler, each message acked or nakked once it is handled."""
     return lambda game, raw, epoch: settle(raw, handler(game, raw, epoch), what)
-
-
-class DirectConsumer:
-    """A durable push consumer, shared by every instance through its deliver group, whose
-    deliveries go straight to per-game queues. A push consumer hands each command over as
-    soon as it is stored; a pull waits for the next fetch, which cost about a tenth of
-    the throughput here."""
-
-    def __init__(self, js: JetStreamContext, group: str, subject: str, stream: str, queues: GameQueues):
-        self.js, self.group, self.subject, self.stream = js, group, subject, stream
-        self.queues = queues
-        self.sub = None
-
-    async def start(self) -> None:
-        # nats-py names the durable after the group, so every instance binds to the same consumer.
-        self.sub = await self.js.subscribe(self.subject, queue=self.group, stream=self.stream, cb=self._on_message,
-                                           manual_ack=True, config=consumer_config())
-
-    async def _on_message(self, msg: Msg) -> None:
-        if not valid_game_id(game_of(msg.subject)) or origin_of(msg.subject) not in ORIGINS:
-            # No game to refuse it in (a wildcard or malformed subject): counted and dropped.
-            await drop(msg, "command", "the subject names no valid game and origin")
-            return
-        self.queues.take([msg])
-
-    async def stop(self) -> None:
-        """Stop taking deliveries and drop what is queued: unacked, it comes again."""
-        if self.sub is not None:
-            with contextlib.suppress(ConnectionClosedError):
-                await self.sub.unsubscribe()
-        await self.queues.stop()
 
 
 # A partition's table gives way this long after it last pulled (the consumer's priority_timeout):
