@@ -10,6 +10,7 @@ The table runs in one process and the dealer and scoring in another, as
 process, the whole deployment of the views beside the game services.
 """
 import asyncio
+import os
 import random
 import statistics
 import subprocess
@@ -119,6 +120,12 @@ async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0, parti
     return rate
 
 
+def cpu_seconds(pid: int) -> float:
+    """A process's user and system CPU time so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False,
          secure: bool = True, ceilings: bool = True, partitions: int | None = None, tables: int = 1,
          chain: bool = False) -> dict:
@@ -138,7 +145,11 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
                 assert b"serving" in process.stdout.readline()
             if tables > 1:
                 time.sleep(8.0)  # the instances settle who works which partition before the clock starts
+            before = [cpu_seconds(process.pid) for process in services[:tables]]
             run = asyncio.run(services_run(server.access, games, seconds))
+            # the tables' CPU over the run (user + system), per command they applied
+            run["table_cpu_ms"] = 1000 * sum(cpu_seconds(process.pid) - was for process, was in
+                                             zip(services[:tables], before, strict=True)) / max(run["commands"], 1)
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
             if ceilings or chain:
