@@ -145,11 +145,14 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
                 assert b"serving" in process.stdout.readline()
             if tables > 1:
                 time.sleep(8.0)  # the instances settle who works which partition before the clock starts
-            before = [cpu_seconds(process.pid) for process in services[:tables]]
+            pids = {"table": [p.pid for p in services[:tables]], "others": [services[-1].pid],
+                     "server": [server.process.pid], "bots": [os.getpid()]}
+            before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
             run = asyncio.run(services_run(server.access, games, seconds))
-            # the tables' CPU over the run (user + system), per command they applied
-            run["table_cpu_ms"] = 1000 * sum(cpu_seconds(process.pid) - was for process, was in
-                                             zip(services[:tables], before, strict=True)) / max(run["commands"], 1)
+            # each part's CPU over the run (user + system) per command applied: the tables, dealer and
+            # scoring, the NATS server, and this process's bots and followers
+            for part, found in pids.items():
+                run[f"{part}_cpu_ms"] = 1000 * (sum(map(cpu_seconds, found)) - before[part]) / max(run["commands"], 1)
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
             if ceilings or chain:
