@@ -151,6 +151,7 @@ class Services:
         self.direct: list[PinnedConsumer] = []
         self.by_name: dict[str, object] = {}
         self.topology_changes: list[str] = []   # what starting them changed in the streams, one line each
+        self.partitions = 0                     # P, as the server's mapping says
 
     async def start(self, names, access: Access, replicas: int | None = None) -> "Services":
         """Start each named service logged in as its own role. The streams are made first, as the
@@ -159,6 +160,7 @@ class Services:
             if name not in BY_NAME:
                 raise ValueError(f"unknown service {name!r} (choose from {', '.join(SERVICES)})")
         self.topology_changes, partitions = await prepare_topology(access, replicas)
+        self.partitions = partitions
         for name in names:
             spec, built = BY_NAME[name], []
             options = access.connect_options(name)
