@@ -26,6 +26,7 @@ from zioncheck.cli import (
     views_cmd,
 )
 from zioncheck.cli.options import CommandFailed
+from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 from zioncheck.cli.words import INTERRUPTED
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
@@ -53,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
             return failure.code
         except BrokenPipeError:
             raise  # the reader went away: handled below, quietly
+        except (PartitionMismatch, NoPartitions) as error:  # the store's or server's partitions, in one line
+            print(f"zioncheck {args.command}: {error}", file=sys.stderr)
+            return 2
         except ConnectionError as error:  # no server at the address given
             print(f"zioncheck {args.command}: {error}", file=sys.stderr)
             return 2
