@@ -26,8 +26,8 @@ from zioncheck.cli import (
     views_cmd,
 )
 from zioncheck.cli.options import CommandFailed
-from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 from zioncheck.cli.words import INTERRUPTED
+from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
                migrate_cmd, credentials_cmd, asyncapi_cmd, openapi_cmd]
