@@ -128,7 +128,7 @@ class Partition:
         self.nc, self.stream, self.durable, self.queues = nc, stream, durable, queues
         self.index, self.partitions = index, partitions
         self.pin: str | None = None
-        self.pulls: dict[str, int] = {}     # reply subject -> messages it may still bring
+        self.pulls: dict[str, list] = {}    # reply subject -> [messages it may still bring, when it expires]
         self.inbox = nc.new_inbox()
         self.count = 0
         self.resting_until = 0.0            # given away: no pulls until then, so the pin goes elsewhere
@@ -160,7 +160,7 @@ class Partition:
             request = {"batch": PULL_BATCH, "expires": int(PULL_SECONDS * NANOS), "group": GROUP}
             if self.pin:
                 request["id"] = self.pin
-            self.pulls[reply] = PULL_BATCH
+            self.pulls[reply] = [PULL_BATCH, time.monotonic() + PULL_SECONDS]
             await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{self.stream}.{self.durable}",
                                   json.dumps(request).encode(), reply=reply)
 
@@ -178,10 +178,10 @@ class Partition:
             if self.pin is None:
                 log.info("partition_pinned", stream=self.stream)
             self.pin = pin
-        reply = self.pulls_for(msg)
+        reply = next(iter(self.pulls), None)  # deliveries answer the oldest pull first
         if reply is not None:
-            self.pulls[reply] -= 1
-            if self.pulls[reply] <= 0:
+            self.pulls[reply][0] -= 1
+            if self.pulls[reply][0] <= 0:
                 del self.pulls[reply]
         game = game_of(msg.subject)
         if not valid_game_id(game) or origin_of(msg.subject) not in ORIGINS:
@@ -194,12 +194,12 @@ class Partition:
             self.queues.take([msg])
         await self.refill()
 
-    def pulls_for(self, msg: Msg) -> str | None:
-        """The pull a delivery answers: its inbox reply, kept by nats-py as the subscription's subject."""
-        sid_subject = getattr(msg, "_sid_subject", None)
-        if sid_subject in self.pulls:
-            return sid_subject
-        return next(iter(self.pulls), None)  # deliveries answer the oldest pull first
+    async def forget_lost_pulls(self) -> None:
+        """Pulls past their expiry with no answer (lost with a reconnect): forgotten, and pulled again."""
+        now = time.monotonic()
+        for reply in [r for r, (_, expires) in self.pulls.items() if expires + 1.0 < now]:
+            del self.pulls[reply]
+        await self.refill()
 
     async def give_away(self) -> None:
         """Stop pulling for a while and let the server pin a waiting instance now."""
@@ -257,18 +257,25 @@ class PinnedConsumer:
     async def _balance(self) -> None:
         while True:
             await asyncio.sleep(REBALANCE_SECONDS * random.uniform(0.8, 1.2))
-            for partition in self.partitions:
-                await partition.refill()   # a rest over: back to waiting
-            held = [p for p in self.partitions if p.held()]
-            if not held:
-                continue
-            others = [await p.waiting_others() for p in held]
-            if any(o is None or o < 1 for o in others):
-                continue
-            instances = 1 + min(o for o in others if o is not None)
-            share = -(-len(self.partitions) // instances)
-            for partition in held[share:]:
-                await partition.give_away()
+            try:
+                await self._look()
+            except Exception as error:  # noqa: BLE001 - the next look tries again (a reconnect, say)
+                log.warning("partitions_look_failed", error=repr(error)[:200])
+
+    async def _look(self) -> None:
+        """Pull again where pulls were lost, and give away what is beyond this instance's share."""
+        for partition in self.partitions:
+            await partition.forget_lost_pulls()   # and a rest over: back to waiting
+        held = [p for p in self.partitions if p.held()]
+        if not held:
+            return
+        others = [await p.waiting_others() for p in held]
+        if any(o is None or o < 1 for o in others):
+            return
+        instances = 1 + min(o for o in others if o is not None)
+        share = -(-len(self.partitions) // instances)
+        for partition in held[share:]:
+            await partition.give_away()
 
     async def stop(self) -> None:
         if self.balancer is not None:
