@@ -57,6 +57,9 @@ def run() -> list[Row]:
     stood = failover()
     rows.append(Row("failover after kill -9 of the pinned table", stood, "s", "8 games, P=2, a second table waiting",
                     versus=f"pin timeout {PIN_SECONDS:g} s"))
+    sizes = stored_bytes()
+    rows.append(Row("bytes stored a command", sum(sizes.values()), "B", "the fixture store (tests/fixtures)",
+                    versus=", ".join(f"{name} {size:.0f} B" for name, size in sizes.items())))
     LAST[:] = [f"partitions: P=4 gives {speedup:.2f} times the commands/s of P=1"]
     return rows
 
@@ -108,4 +111,31 @@ def failover(partitions: int = 2) -> float:
             for process in (*FIRST, others):
                 process.kill()
                 process.wait()
+            server.stop()
+
+
+FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "store-v1.tar.gz"
+
+
+def stored_bytes() -> dict[str, float]:
+    """Bytes the store keeps a command, from the fixture store (a finished 2-seat game and a live one):
+    the command, its log batch and its feed message, each as the stream counts it."""
+    import tarfile
+    with tempfile.TemporaryDirectory() as folder:
+        with tarfile.open(FIXTURE) as tar:
+            tar.extractall(folder, filter="data")
+        server = NatsServer(Path(folder) / "jetstream", partitions=1)
+
+        async def measure() -> dict[str, float]:
+            nc = await connect(server.access, "operator")
+            js = nc.jetstream()
+            found = {}
+            for name, stream in (("command", "ZC_COMMANDS"), ("log batch", "ZC_LOG"), ("feed", "ZC_FEED")):
+                info = await js.stream_info(stream)
+                found[name] = info.state.bytes / info.state.messages
+            await nc.close()
+            return found
+        try:
+            return asyncio.run(measure())
+        finally:
             server.stop()
