@@ -1,4 +1,4 @@
-"""A store written before partitions (tests/fixtures/store-v1.tar.gz, made by make_store_v1.py beside it)
+"""A store written before partitions (tests/fixtures/store-v1.tar.gz, made by tests/fixtures/make_store_v1.py)
 opens with the partitioned layout after `zioncheck migrate`: its finished game replays to the same
 hash, and its live game, left in hand 2, plays on to its end exactly as one table would play it."""
 import json
