@@ -174,7 +174,7 @@ class Partition:
             await self.refill()
             return
         pin = headers.get("Nats-Pin-Id")
-        if pin and pin != self.pin:
+        if pin and pin != self.pin and time.monotonic() >= self.resting_until:  # not a late one of a pin given away
             if self.pin is None:
                 log.info("partition_pinned", stream=self.stream)
             self.pin = pin
