@@ -7,7 +7,8 @@ batches appended to its partition's log through the log store's guarded append, 
 copied command applied and goes on with the next. The services' consumers on the partition
 streams are made to start after the copies, so no service handles a moved game's history again
 (no second deal, no second score). The old streams stay as they were, to be removed by the
-operator once the moved games are checked (`zioncheck games`, `zioncheck replay`).
+operator once the moved games are checked (`zioncheck games`, `zioncheck replay`). Standings name
+the log sequence they were folded up to; that is renumbered too.
 
 It runs with the services stopped, before they first start on the partitioned layout: it refuses
 when a partition stream holds anything already.
@@ -15,16 +16,20 @@ when a partition stream holds anything already.
 import json
 from collections.abc import Callable
 
+import msgspec
+from msgspec.structs import replace
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from nats.js.errors import NotFoundError
+from nats.js.errors import KeyNotFoundError, NotFoundError
 
-from zioncheck.contracts.log import Batch, decode_batch
+from zioncheck.contracts.log import Batch, decode_batch, encode
+from zioncheck.contracts.scores import Standings
 from zioncheck.services.bus import log_store
 from zioncheck.services.bus.consumers import consumer_config, pinned_consumer_config
 from zioncheck.services.bus.topology import (
     COMMANDS,
     LOG,
+    STANDINGS,
     commands_stream,
     ensure_topology,
     game_of,
@@ -89,13 +94,28 @@ async def migrate(js: JetStreamContext, say: Callable[[str], None] = lambda line
                                    stream=commands_stream(p))
             renumbered[msg.metadata.sequence.stream] = ack.seq
         logged = log_store.LoggedGame(game=game, stream=where.log_stream(game), subject=where.log_subject(game))
+        moved: dict[int, int] = {}   # each batch's old log sequence -> its new one
         for msg in await _stored(js, LOG, f"zc.log.{game}.*"):
             batch = decode_batch(msg.data)
             await log_store.append(js, logged, Batch(cause=renumbered[batch.cause], events=batch.events))
+            moved[msg.metadata.sequence.stream] = logged.last_seq
+        await _standings_renumbered(js, game, moved)
         say(f"moved {game}: {len(renumbered)} commands and {logged.batches} batches into partition {p}")
     await _consumers_after_the_copies(js, where.partitions)
     say(f"moved {len(games)} game(s); {COMMANDS} and {LOG} are left as they were, for the operator to remove")
     return len(games)
+
+
+async def _standings_renumbered(js: JetStreamContext, game: str, moved: dict[int, int]) -> None:
+    """The game's standings name the log sequence they were folded up to (scoring skips a fold that is not
+    past it): renumbered to the moved log, so the next hand end is scored."""
+    kv = await js.key_value(STANDINGS)
+    try:
+        standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+    except KeyNotFoundError:
+        return
+    if standings.log_seq in moved:
+        await kv.put(game, encode(replace(standings, log_seq=moved[standings.log_seq])))
 
 
 async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> None:

@@ -8,6 +8,7 @@ import sys
 import tarfile
 from pathlib import Path
 
+import pytest
 from nats_backends import start_nats
 
 from over_nats import dealer_seeds, stored_commands, uninterrupted
@@ -27,7 +28,10 @@ def migrate(server) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_play_on(tmp_path):
+@pytest.mark.parametrize("partitions", [2, 3])  # the two games in one partition, then in two
+async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_play_on(
+        tmp_path, monkeypatch, partitions):
+    monkeypatch.setenv("ZIONCHECK_PARTITIONS", str(partitions))
     facts = json.loads((FIXTURES / "store-v1.json").read_text())
     with tarfile.open(FIXTURES / "store-v1.tar.gz") as tar:
         tar.extractall(tmp_path, filter="data")
