@@ -20,7 +20,8 @@ async def start_game(client: GameClient, follower: Follower, game: str, players:
     """Open the game, or fail in one line with the table's reason."""
     started = await follower.outcome(await client.send(game, StartGame(game_id=game, players=players)))
     if refused := refusal_of(started):
-        raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(refused.reason, refused.detail)), 1)
+        why = explain_refusal(refused.reason, refused.detail, words.language)
+        raise CommandFailed(words.START_REFUSED.format(why=why), 1)
 
 
 def add_bus(p, default: str = "start an embedded one") -> None:
