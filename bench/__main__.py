@@ -19,6 +19,7 @@ BENCHMARKS = {
     "cpu": "bench.cpu",
     "load": "bench.load",
     "peer": "bench.peer",
+    "partitions": "bench.partitions",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 
@@ -33,15 +34,19 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"python -m bench: no benchmark {unknown[0]!r} (choose from {', '.join(BENCHMARKS)})", file=sys.stderr)
         return 2
-    started, failed, rows = time.perf_counter(), False, []
+    started, failed, rows, last = time.perf_counter(), False, [], []
     for name in dict.fromkeys(args.names or DEFAULT):
         try:
-            rows += importlib.import_module(BENCHMARKS[name]).run()
+            module = importlib.import_module(BENCHMARKS[name])
+            rows += module.run()
+            last += getattr(module, "LAST", [])  # a benchmark's closing line, printed after the table
         except Exception as error:  # one broken benchmark must not hide the others' figures
             print(f"python -m bench: {name} failed: {type(error).__name__}: {error}", file=sys.stderr)
             failed = True
     rows.append(corpus.baseline())
     print(table(rows, time.perf_counter() - started))
+    for line in last:
+        print(line)
     return 1 if failed else 0
 
 

@@ -14,7 +14,7 @@ ROUNDS = 2
 def run() -> list[Row]:
     runs = [service.main(sync_always=False) for _ in range(ROUNDS)]
     best = max(runs, key=lambda r: r["rate"] / r["chain"])
-    per = {name: 1e6 * best[f"cpu_{name}"] / best["commands"] for name in ("table", "others", "server", "bots")}
+    per = {name: 1000 * best[f"{name}_cpu_ms"] for name in ("table", "others", "server", "bots")}
     chain = per["table"] + per["others"] + per["server"]
     share = best["rate"] / best["chain"]
     load = f"{service.GAMES} concurrent 4-bot games over NATS, sync default; best of {ROUNDS}"

@@ -28,7 +28,7 @@ from websockets.asyncio.client import connect
 from bench import Row
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import NatsServer, free_port
-from zioncheck.services.bus.topology import log_subject
+from zioncheck.services.bus.topology import layout
 from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.wiring import prepare_topology
 
@@ -90,8 +90,9 @@ async def level(gateway: str, access: Access, key: str, spectators: int) -> dict
     async def on_log(msg) -> None:
         appended[len(appended) + 1] = msg.metadata.timestamp.timestamp()
 
-    sub = await nc.jetstream().subscribe(log_subject(game), cb=on_log, ordered_consumer=True,
-                                         deliver_policy=DeliverPolicy.ALL)
+    where = await layout(nc.jetstream())
+    sub = await nc.jetstream().subscribe(where.log_subject(game), stream=where.log_stream(game), cb=on_log,
+                                         ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
     url = gateway.replace("http://", "ws://") + f"/games/{game}/public/ws"
     measuring, stop, gate = asyncio.Event(), asyncio.Event(), asyncio.Semaphore(50)
     watchers, tasks = [Spectator() for _ in range(spectators)], []

@@ -23,7 +23,7 @@ from zioncheck.domain import GameState, fold
 from zioncheck.services.bus import log_store
 from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import NatsServer
-from zioncheck.services.bus.topology import LOG, log_subject
+from zioncheck.services.bus.topology import layout
 from zioncheck.services.wiring import prepare_topology
 
 SEED, GAME = "bench-load", "g3"          # 1,500 events in 1,206 batches
@@ -40,15 +40,15 @@ def game_batches() -> list[Batch]:
 async def write(js: JetStreamContext, game: str, batches: list[Batch]) -> None:
     """A game's log as the table writes it (hand boundaries under `hand`)."""
     for batch in batches:
-        await js.publish_async(log_subject(game, log_store._kind(batch)), encode(batch))
+        await js.publish_async((await layout(js)).log_subject(game, log_store._kind(batch)), encode(batch))
 
 
 async def load_ordered_push(js: JetStreamContext, game: str) -> GameState:
     """What `log_store.load` did before: a push ordered consumer, one message at a time."""
-    subject = log_subject(game)
-    last = await js.get_msg(LOG, subject=subject)
+    stream, subject = await log_store.where(js, game)
+    last = await js.get_msg(stream, subject=subject)
     state, seq = GameState(), 0
-    sub = await js.subscribe(subject, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
+    sub = await js.subscribe(subject, stream=stream, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
     try:
         while seq < last.seq:
             msg = await sub.next_msg(timeout=10)
@@ -61,9 +61,10 @@ async def load_ordered_push(js: JetStreamContext, game: str) -> GameState:
 
 async def load_pull(js: JetStreamContext, game: str, batch: int = 1000) -> GameState:
     """An ephemeral pull consumer on the game's subjects, fetching `batch` messages a request."""
-    info = await js.stream_info(LOG, subjects_filter=log_subject(game))
+    stream, subject = await log_store.where(js, game)
+    info = await js.stream_info(stream, subjects_filter=subject)
     total = sum((info.state.subjects or {}).values())
-    sub = await js.pull_subscribe(log_subject(game), stream=LOG, config=ConsumerConfig(
+    sub = await js.pull_subscribe(subject, stream=stream, config=ConsumerConfig(
         ack_policy=AckPolicy.NONE, deliver_policy=DeliverPolicy.ALL, mem_storage=True, inactive_threshold=5.0))
     state, read = GameState(), 0
     try:

@@ -9,8 +9,7 @@ The services play the same number of concurrent greedy games over NATS with ever
 is rebuilt both ways, taking turns, best of ROUNDS: read, decode and fold (the peer's
 repository.get; the project's log_store.load from the log).
 
-BENCH_PARTITIONS=P runs the services on P partitions where bench/service.py takes a partition
-count (today's layout is one stream: the default).
+The services run on the embedded default number of partitions; BENCH_PARTITIONS=P sets another.
 """
 import asyncio
 import os
@@ -35,7 +34,7 @@ from zioncheck.services.bus.embedded import NatsServer
 from zioncheck.services.wiring import prepare_topology
 
 GAMES, SEED, ROUNDS = 20, "bench-peer", 7
-PARTITIONS = int(os.environ.get("BENCH_PARTITIONS", "1"))
+PARTITIONS = int(os.environ["BENCH_PARTITIONS"]) if os.environ.get("BENCH_PARTITIONS") else None
 TARGET_RATE_RATIO, TARGET_REBUILD_RATIO = 1.5, 4.0   # issue 10, item 8
 
 try:
@@ -171,18 +170,17 @@ async def rebuilds(folder: Path, batches: list[Batch]) -> tuple[float, float]:
     return peer_best, ours_best
 
 
-def run(partitions: int = PARTITIONS) -> list[Row]:
+def run(partitions: int | None = PARTITIONS) -> list[Row]:
     peer_classes()   # says at once when the library is missing
     with tempfile.TemporaryDirectory() as folder:
         peer = peer_rate(Path(folder))
         assert peer["journal"] == "wal", peer["journal"]
-        options = {"partitions": partitions} if partitions != 1 else {}
-        ours = service.main(games=GAMES, sync_always=True, ceilings=False, **options)
+        ours = service.main(games=GAMES, sync_always=True, ceilings=False, partitions=partitions)
         batches = load.game_batches()
         peer_seconds, our_seconds = asyncio.run(rebuilds(Path(folder), batches))
     events = sum(len(b.events) for b in batches)
     rate_ratio, rebuild_ratio = ours["rate"] / peer["rate"], peer_seconds / our_seconds
-    streams = f"{partitions} partition(s)"
+    streams = f"{partitions} partition(s)" if partitions else "the embedded default partitions"
     return [
         Row("peer: eventsourcing + SQLite", peer["rate"], "commands/s",
             f"{GAMES} greedy 4-seat games one after another, {peer['commands']:,} commands; WAL, synchronous=FULL"),

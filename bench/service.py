@@ -59,28 +59,13 @@ async def _game(client: TimedClient, index: int, followers: list) -> None:
     await play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(PLAYERS)}, rng)
 
 
-def cpu_seconds(pid: int, system_only: bool = False) -> float:
-    """User plus system CPU time a process has used so far, or its system time only (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[12]) + (0 if system_only else int(fields[11]))) / os.sysconf("SC_CLK_TCK")
-
-
-async def services_run(access: Access, games: int, seconds: float, watched: dict[str, int] | None = None) -> dict:
-    """Plays `games` concurrent games for `seconds`; `watched` names processes (by pid) whose CPU
-    time over the run is reported as cpu_<name> (this process, the bots' side, is cpu_bots)."""
-    watched = dict(watched or {})
+async def services_run(access: Access, games: int, seconds: float) -> dict:
     client = TimedClient(await connect(access, "bots"))
     followers: list = []
-    cpu_before = {name: cpu_seconds(pid) for name, pid in watched.items()}
-    sys_before = {name: cpu_seconds(pid, system_only=True) for name, pid in watched.items()}
-    bots_before = time.process_time()
     started = time.perf_counter()
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
     await asyncio.wait(tasks, timeout=seconds)
     elapsed = time.perf_counter() - started
-    cpu = {f"cpu_{name}": cpu_seconds(pid) - cpu_before[name] for name, pid in watched.items()}
-    cpu |= {f"sys_{name}": cpu_seconds(pid, system_only=True) - sys_before[name] for name, pid in watched.items()}
-    cpu["cpu_bots"] = time.process_time() - bots_before
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)   # every game stopped before the client drains
@@ -88,7 +73,7 @@ async def services_run(access: Access, games: int, seconds: float, watched: dict
                  for f in followers for seq in f.arrived if (f.game, seq) in client.sent]
     await client.close()
     latencies.sort()
-    return {"commands": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed, **cpu,
+    return {"commands": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed,
             "p50_ms": 1000 * statistics.median(latencies),
             "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))]}
 
@@ -109,21 +94,24 @@ async def raw_ceiling(access: Access, count: int = 20_000, window: int = 512) ->
     return rate
 
 
-async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0) -> float:
+async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0, partitions: int = 1) -> float:
     """A command's two synced appends with no service between them, per second: each of
     `chains` requesters publishes a command-sized message to one stream, waits for its ack,
-    then a batch-sized one to another, and again."""
+    then a batch-sized one to another, and again. With partitions, chain i appends to the
+    command and log streams of partition i mod P, as a game of that partition would."""
     nc = await connect(access, "operator")
     js = nc.jetstream()
-    for name in ("BENCH_CMD", "BENCH_LOG"):
-        await js.add_stream(StreamConfig(name=name, subjects=[f"{name.lower()}.*"], storage=StorageType.FILE))
+    for p in range(partitions):
+        for name in (f"BENCH_CMD_{p}", f"BENCH_LOG_{p}"):
+            await js.add_stream(StreamConfig(name=name, subjects=[f"{name.lower()}.*"], storage=StorageType.FILE))
     done, stop = 0, time.perf_counter() + seconds
 
     async def chain(index: int) -> None:
         nonlocal done
+        p = index % partitions
         while time.perf_counter() < stop:
-            await js.publish(f"bench_cmd.{index}", b"c" * 40)
-            await js.publish(f"bench_log.{index}", b"b" * 160)
+            await js.publish(f"bench_cmd_{p}.{index}", b"c" * 40)
+            await js.publish(f"bench_log_{p}.{index}", b"b" * 160)
             done += 1
 
     started = time.perf_counter()
@@ -133,26 +121,43 @@ async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0) -> fl
     return rate
 
 
+def cpu_seconds(pid: int) -> float:
+    """A process's user and system CPU time so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False,
-         secure: bool = True, ceilings: bool = True) -> dict:
+         secure: bool = True, ceilings: bool = True, partitions: int | None = None, tables: int = 1,
+         chain: bool = False) -> dict:
+    """One run; `partitions` None is the embedded default P, `tables` the table instances (each a process)."""
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
-        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure)
+        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions)
         asyncio.run(prepare_topology(server.access))
-        # The services run in their own processes, as in production: the table alone in one.
+        # The services run in their own processes, as in production: each table alone in one.
         others = ["dealer", "scoring", *(["projector"] if projector else [])]
         services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "zioncheck.cli.main", "serve", *names,
                                       "--nats-url", server.url, "--credentials", str(server.credentials),
                                       "--log-level", "warning"], stdout=subprocess.PIPE)
-                    for names in (["table"], others)]
+                    for names in ([["table"]] * tables + [others])]
         try:
             for process in services:
                 assert b"serving" in process.stdout.readline()
-            watched = {"table": services[0].pid, "others": services[1].pid, "server": server.process.pid}
-            run = asyncio.run(services_run(server.access, games, seconds, watched))
+            if tables > 1:
+                time.sleep(8.0)  # the instances settle who works which partition before the clock starts
+            pids = {"table": [p.pid for p in services[:tables]], "others": [services[-1].pid],
+                     "server": [server.process.pid], "bots": [os.getpid()]}
+            before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
+            run = asyncio.run(services_run(server.access, games, seconds))
+            # each part's CPU over the run (user + system) per command applied: the tables, dealer and
+            # scoring, the NATS server, and this process's bots and followers
+            for part, found in pids.items():
+                run[f"{part}_cpu_ms"] = 1000 * (sum(map(cpu_seconds, found)) - before[part]) / max(run["commands"], 1)
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
-                run["chain"] = asyncio.run(chain_ceiling(server.access, games))
+            if ceilings or chain:
+                run["chain"] = asyncio.run(chain_ceiling(server.access, games, partitions=server.partitions))
         finally:
             for process in services:
                 process.terminate()

@@ -35,16 +35,16 @@ from zioncheck.contracts.scores import HandScored, Standings
 from zioncheck.contracts.views import PublicView, SeatView
 from zioncheck.services.bus.topology import (
     BATCH_HEADER,
-    COMMANDS,
     FEED,
-    LOG,
     RESHUFFLE,
     SCORES,
     STANDINGS,
     VIEWS,
     command_subject,
+    commands_stream,
     feed_subject,
     kv_subject,
+    log_stream,
     log_subject,
     public_view_key,
     rejected_subject,
@@ -57,12 +57,16 @@ from zioncheck.services.wiring import SPECS
 REGENERATE = "zioncheck asyncapi -o docs/asyncapi.json"
 GAME = "{game}"   # the channel parameters, as AsyncAPI writes them in an address
 SEAT = "{seat}"
+PARTITION = "{partition}"
 PARAMETERS = {
+    "partition": {"description": ("The game's partition, 0 to P - 1: fnv-1a 32 of the game id mod P, as the server's "
+                                  "subject mapping computes it for every command published on zc.cmd.<game>.*."),
+                  "examples": ["0"]},
     "game": {"description": "The game id: one subject token of letters, digits, - and _ (at most 64 characters).",
              "examples": ["table-7"]},
     "seat": {"description": "A seat number, 0 to the game's players - 1.", "examples": ["2"]},
     "kind": {"description": ("`hand` for a batch that starts the game or ends a hand, `move` for any other. "
-                             "Subscribe to zc.log.<game>.* for a game's whole log, in order."),
+                             "Subscribe to zc.log.<partition>.<game>.* for a game's whole log, in order."),
              "enum": ["hand", "move"], "examples": ["move"]},
 }
 KIND = "{kind}"
@@ -71,6 +75,9 @@ SCHEMAS = "#/components/schemas/{name}"
 
 def _duplicate_window(stream: str) -> float:
     return next(c.duplicate_window for c in stream_configs() if c.name == stream)
+
+
+COMMANDS, LOG = commands_stream(PARTITION), log_stream(PARTITION)  # ZC_COMMANDS_{partition}, ZC_LOG_{partition}
 
 
 @dataclass(frozen=True)
@@ -113,7 +120,7 @@ class Message:
 
 COMMAND_ID = Header("Nats-Msg-Id", (
     f"Optional. A sender's id for this command: JetStream stores the first publish with a given id "
-    f"and acks a repeat within {_duplicate_window(COMMANDS):g} s as a duplicate carrying the first one's "
+    f"and acks a repeat within {_duplicate_window(commands_stream(0)):g} s as a duplicate carrying the first one's "
     f"seq, so a publish can be retried without playing the command twice."))
 DEALER_ID = Header("Nats-Msg-Id", "deal:<game>:<hand> or reveal:<game>:<hand>: one deal and one reveal per hand.")
 LOG_ID = Header("Nats-Msg-Id", "<game>:<cause>: the table's append id, one batch per command.", required=True)
@@ -124,7 +131,7 @@ LOG_NUMBER = Header(BATCH_HEADER, (
     "The batch's number in its game's log, from 1: a reader on zc.live.<game>.* that sees a gap "
     "reads the missing batches back from the stream."), required=True, pattern="^[1-9][0-9]*$")
 LOG_GUARD_SUBJECT = Header("Nats-Expected-Last-Subject-Sequence-Subject", (
-    "zc.log.<game>.*: the guard counts both kinds of the game's batches."), required=True)
+    "zc.log.<partition>.<game>.*: the guard counts both kinds of the game's batches."), required=True)
 SCORE_ID = Header("Nats-Msg-Id", "score:<game>:<hand>: one score message per hand.", required=True)
 FEED_ID = Header("Nats-Msg-Id", (
     "feed:<game>:<seq>: one message per log batch; a rebuild (zioncheck rebuild-views --feed) "
@@ -135,7 +142,9 @@ CAUSE = Header("Zc-Cause", (
 
 CHANNELS = {
     "commands": Channel(command_subject(GAME, PLAY), "Commands", (
-        f"Commands for one game (stream {COMMANDS}): a game's start and its seats' moves. Only the "
+        f"Commands for one game, stored in its partition's stream {COMMANDS} as "
+        "zc.cmd.<partition>.<game>.play (the server's subject mapping adds the partition): a game's start "
+        "and its seats' moves. Only the "
         "platform, gateway and bots logins may publish here. The stream sequence totally orders a "
         "game's commands, whatever their subject; the publish ack's seq is the command's number, "
         "which comes back as the `cause` of its batch in the log: the views show it as `applied` once "
@@ -145,10 +154,11 @@ CHANNELS = {
         f"The dealer's deals and seed reveals for one game (stream {COMMANDS}, ordered with the "
         "seats' commands). Only the dealer's login may publish here: the table takes authority from "
         "the subject, never from a header. A deal or reveal on any other subject is refused.")),
-    "log": Channel(log_subject(GAME, KIND), "Game log", (
+    "log": Channel(log_subject(PARTITION, GAME, KIND), "Game log", (
         f"The game log (stream {LOG}): append-only, written by the table only, one Batch per "
         "command of a started game, accepted or refused (R18). `cause` is the command's publish "
-        "ack seq. Follow zc.log.<game>.* for all of it; zc.log.*.hand carries only the batches "
+        "ack seq. Follow zc.log.<partition>.<game>.* for all of it; zc.log.<partition>.*.hand carries "
+        "only the batches "
         "that start a game or end a hand. Once stored, each batch is republished on core NATS at "
         "zc.live.<game>.<kind> (headers Nats-Sequence and Zc-Batch added): the cheap way to follow "
         "a game live. A core subscriber on zc.log.> would also hear appends the stream refused. "
@@ -323,8 +333,8 @@ def document() -> dict:
 def services() -> list[dict]:
     """The house's services as services/wiring.py declares them: what each takes in, what it counts."""
     return [{"name": spec.name, "does": spec.does,
-             "takes": [{"kind": t.kind, "subject": t.subject, "group": t.group}
-                       | ({"stream": t.stream} if t.stream else {}) for t in spec.takes],
+             "takes": [{"kind": t.kind, "subject": t.subject(PARTITION), "group": t.group}
+                       | ({"stream": t.stream(PARTITION)} if t.stream else {}) for t in spec.takes],
              "metrics": [metric._name for metric in spec.metrics]} for spec in SPECS]
 
 

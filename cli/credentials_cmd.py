@@ -3,10 +3,11 @@ import sys
 from pathlib import Path
 
 from zioncheck.services.bus.access import (
-    PERMISSIONS,
+    DEFAULT_PARTITIONS,
     ROLES,
     add_user,
     make_credentials,
+    permissions,
     read_credentials,
     write_server_files,
 )
@@ -32,6 +33,10 @@ def add(sub) -> None:
                         "deploy/single.conf and deploy/cluster/*.conf (for example deploy/secrets)")
     p.add_argument("--routes", default=LOOPBACK_ROUTES, metavar="HOST:PORT,...",
                    help=f"with --deploy: the cluster's route addresses (default {LOOPBACK_ROUTES})")
+    p.add_argument("--partitions", type=int, default=DEFAULT_PARTITIONS, metavar="P",
+                   help=f"with --deploy: spread games over P partitions, each with its own commands and log "
+                        f"streams (default {DEFAULT_PARTITIONS}; docs/scaling.md). A store keeps the P it was "
+                        f"made with")
     p.set_defaults(func=main)
 
 
@@ -49,14 +54,14 @@ def main(args) -> int:
             add_user(folder, args.add, args.role)
         if args.deploy:
             routes = [route.strip() for route in args.routes.split(",") if route.strip()]
-            for path in write_server_files(Path(args.deploy), routes):
+            for path in write_server_files(Path(args.deploy), routes, args.partitions):
                 print(f"wrote {path}")
     except (OSError, ValueError) as error:
         print(f"zioncheck credentials: {error}", file=sys.stderr)
         return 2
     print(f"logins in {folder} (a running server reads new ones on `nats-server --signal reload`):")
     for user, credential in sorted(read_credentials(folder).items()):
-        rights = PERMISSIONS[credential.role]
+        rights = permissions(args.partitions)[credential.role]
         print(f"  {user:<12} role {credential.role:<10} {folder / (user + '.json')}"
               f"  ({len(rights.publish)} publish, {len(rights.subscribe) + 1} subscribe permissions)")
     return 0

@@ -15,6 +15,7 @@ from zioncheck.cli import (
     asyncapi_cmd,
     credentials_cmd,
     games_cmd,
+    migrate_cmd,
     openapi_cmd,
     play_cmd,
     replay_cmd,
@@ -27,9 +28,10 @@ from zioncheck.cli import (
 )
 from zioncheck.cli.options import CommandFailed
 from zioncheck.contracts.languages import LANGUAGES
+from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
-               credentials_cmd, asyncapi_cmd, openapi_cmd]
+               migrate_cmd, credentials_cmd, asyncapi_cmd, openapi_cmd]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -61,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             return failure.code
         except BrokenPipeError:
             raise  # the reader went away: handled below, quietly
+        except (PartitionMismatch, NoPartitions) as error:  # the store's or server's partitions, in one line
+            print(f"zioncheck {args.command}: {error}", file=sys.stderr)
+            return 2
         except ConnectionError as error:  # no server at the address given
             print(f"zioncheck {args.command}: {error}", file=sys.stderr)
             return 2

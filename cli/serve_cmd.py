@@ -8,6 +8,7 @@ from pathlib import Path
 from zioncheck.cli.options import add_bus
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
+from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.gateway.limits import Limits
 from zioncheck.services.gateway.server import Running
@@ -90,7 +91,7 @@ def main(args) -> int:
         try:
             asyncio.run(_serve(args.services or list(SERVICES), access, args.replicas, args.host, args.port,
                                args.platform_keys, limits, args.public_lobby))
-        except (NoGateway, TopologyMissing, PermissionError) as error:
+        except (NoGateway, TopologyMissing, PermissionError, PartitionMismatch, NoPartitions) as error:
             print(f"zioncheck serve: {error}", file=sys.stderr)
             return 2
     return 0
@@ -116,7 +117,8 @@ async def _serve(names: list[str], access: Access, replicas: int | None, host: s
         raise NoGateway(str(error)) from None
     for change in services.topology_changes:  # on stderr: stdout's first line stays "serving ..."
         print(f"streams: {change}", file=sys.stderr, flush=True)
-    print(f"serving {', '.join(names)} on {', '.join(access.servers)}", flush=True)
+    print(f"serving {', '.join(names)} on {', '.join(access.servers)} (games in {services.partitions} partitions)",
+          flush=True)
     if gateway:
         print(f"gateway on {gateway.url}/ (API: {gateway.url}/openapi.json)", flush=True)
         made = "made a new platform key in" if gateway.keys_made else "platform keys in"

@@ -23,7 +23,7 @@ from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.contracts.scores import Standings
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bus.access import Access, connect
-from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.bus.log_store import last_message, read_batches
 from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
     BATCH_HEADER,
@@ -31,7 +31,6 @@ from zioncheck.services.bus.topology import (
     STANDINGS,
     command_subject,
     live_subject,
-    log_subject,
     rejected_subject,
 )
 
@@ -110,7 +109,7 @@ class Follower:
 
     async def _on_batch(self, msg) -> None:
         headers = msg.headers or {}
-        if headers.get("Nats-Stream") != LOG or BATCH_HEADER not in headers:
+        if not headers.get("Nats-Stream", "").startswith(f"{LOG}_") or BATCH_HEADER not in headers:
             return  # not the server's copy of a stored batch (nobody may publish here; belt and braces)
         number = int(headers[BATCH_HEADER])
         if number > len(self.batches):
@@ -134,7 +133,7 @@ class Follower:
 
     async def _behind(self) -> bool:
         try:
-            last = await self._js.get_msg(LOG, subject=log_subject(self.game))
+            last = await last_message(self._js, self.game)
         except NotFoundError:
             return False
         return int((last.headers or {}).get(BATCH_HEADER, 0)) > len(self.batches)

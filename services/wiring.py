@@ -25,18 +25,19 @@ from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.log import decode_batch, encode
 from zioncheck.services import observability as metrics
 from zioncheck.services.bus.access import Access, connect
-from zioncheck.services.bus.consumers import DirectConsumer, raw_message, settle, settled, subscriber
+from zioncheck.services.bus.consumers import PinnedConsumer, raw_message, settle, settled, subscriber
 from zioncheck.services.bus.game_queues import GameQueues
 from zioncheck.services.bus.topology import (
-    COMMAND_SUBJECTS,
-    COMMANDS,
-    HAND_BOUNDARIES,
-    LOG,
-    LOG_SUBJECTS,
     RESHUFFLE,
+    commands_stream,
     ensure_topology,
     game_of,
+    hand_boundaries,
+    layout,
+    log_stream,
+    log_stream_subjects,
     missing_topology,
+    stored_command_subject,
 )
 from zioncheck.services.dealer.service import DealerService
 from zioncheck.services.projector.service import ProjectorService
@@ -48,14 +49,27 @@ log = structlog.get_logger("services")
 
 @dataclass(frozen=True)
 class Takes:
-    """One thing a service takes in. `log`: batches of the game log (a durable pull consumer shared
-    by every instance); `commands`: the commands stream (the table's deliver group); `requests`:
-    core NATS requests answered by one instance of a queue group."""
+    """One thing a service takes in. `log`: batches of the game log (in each partition a durable pull
+    consumer shared by every instance); `commands`: each partition's commands stream (a pull consumer
+    whose priority group pins one table instance at a time); `requests`: core NATS requests answered
+    by one instance of a queue group. `subject` and `stream` name partition p's."""
     kind: Literal["log", "commands", "requests"]
-    subject: str
+    subject: Callable[[int], str]
     group: str            # the durable consumer or queue group every instance shares
-    stream: str | None = None
+    stream: Callable[[int], str] | None = None
     workers: int = 1
+
+
+def _all_commands(p: int) -> str:
+    return stored_command_subject(p, "*", "*")
+
+
+def _all_log(p: int) -> str:
+    return log_stream_subjects(p)[0]
+
+
+def _literal(subject: str) -> Callable[[int], str]:
+    return lambda p: subject
 
 
 @dataclass(frozen=True)
@@ -70,47 +84,51 @@ class ServiceSpec:
 SPECS = (
     ServiceSpec("table", "the single writer of every game's log: decides each command in stream order",
                 lambda nc, js: TableService(nc, js),
-                (Takes("commands", COMMAND_SUBJECTS, "zc-tables", COMMANDS),),
+                (Takes("commands", _all_commands, "zc-tables", commands_stream),),
                 (metrics.COMMANDS, metrics.APPEND_SECONDS, metrics.EVENTS_APPENDED, metrics.ACTIVE_GAMES,
                  metrics.LOG_CONFLICTS, metrics.DROPPED)),
     ServiceSpec("dealer", "deals each hand from a secret seed, reveals it after the hand, answers reshuffles",
                 lambda nc, js: DealerService(js),
-                (Takes("log", HAND_BOUNDARIES, "zc-dealer", LOG), Takes("requests", RESHUFFLE, "zc-dealer")),
+                (Takes("log", hand_boundaries, "zc-dealer", log_stream),
+                 Takes("requests", _literal(RESHUFFLE), "zc-dealer")),
                 (metrics.DEALS, metrics.RESHUFFLES, metrics.SEEDS_REVEALED, metrics.REFUSED_ASKS)),
     ServiceSpec("scoring", "folds hand ends into per-hand scores and standings",
                 lambda nc, js: ScoringService(js),
-                (Takes("log", HAND_BOUNDARIES, "zc-scoring", LOG),),
+                (Takes("log", hand_boundaries, "zc-scoring", log_stream),),
                 (metrics.HANDS_SCORED,)),
     # Several workers: the projector orders each game's batches itself (a lock and a catch-up per game),
     # and batches folded while a write of the views waits share it. The workers bound how far it runs
     # ahead: the fewer its writes, the more of the disk the game services get.
     ServiceSpec("projector", "folds the log into public and seat views and the redacted feed",
                 lambda nc, js: ProjectorService(js),
-                (Takes("log", LOG_SUBJECTS, "zc-projector", LOG, workers=32),),
+                (Takes("log", _all_log, "zc-projector", log_stream, workers=32),),
                 (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED)),
 )
 SERVICES = tuple(spec.name for spec in SPECS)
 BY_NAME = {spec.name: spec for spec in SPECS}
 
 
-def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox: str):
-    """Subscribe the service to what it takes; returns a DirectConsumer to start, or None."""
+def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox: str, partitions: int):
+    """Subscribe the service to what it takes; returns a PinnedConsumer to start, or None."""
     if takes.kind == "commands":
         async def handle(game: str, raw, epoch: int) -> None:
             await service().handle(game, raw.metadata.sequence.stream, raw, epoch)
-        return lambda js: DirectConsumer(js, takes.group, takes.subject, takes.stream,
-                                         GameQueues(settled(handle, "command")))
+        stream = takes.stream or commands_stream
+        return lambda nc: PinnedConsumer(nc, [stream(p) for p in range(partitions)], takes.group,
+                                         lambda: GameQueues(settled(handle, "command")))
     if takes.kind == "log":
-        @broker.subscriber(**subscriber(takes.group, takes.subject, takes.stream, inbox, workers=takes.workers))
-        async def on_log(raw) -> None:
-            await settle(raw, fold(raw), "log")
-
         async def fold(raw) -> None:  # decoded inside settle: a batch no one can read is dropped at once
             await service().on_log(game_of(raw.subject), raw.metadata.sequence.stream, raw.headers,
                                    decode_batch(raw.data))
+
+        for p in range(partitions):
+            @broker.subscriber(**subscriber(takes.group, takes.subject(p), (takes.stream or log_stream)(p), inbox,
+                                            workers=takes.workers))
+            async def on_log(raw) -> None:
+                await settle(raw, fold(raw), "log")
         return None
 
-    @broker.subscriber(takes.subject, queue=takes.group, decoder=raw_message)
+    @broker.subscriber(takes.subject(0), queue=takes.group, decoder=raw_message)
     async def on_request(raw) -> bytes:
         try:
             request = msgspec.json.decode(raw.data, type=ReshuffleRequest)
@@ -130,9 +148,10 @@ class Services:
 
     def __init__(self):
         self.brokers: list[NatsBroker] = []
-        self.direct: list[DirectConsumer] = []
+        self.direct: list[PinnedConsumer] = []
         self.by_name: dict[str, object] = {}
         self.topology_changes: list[str] = []   # what starting them changed in the streams, one line each
+        self.partitions = 0                     # P, as the server's mapping says
 
     async def start(self, names, access: Access, replicas: int | None = None) -> "Services":
         """Start each named service logged in as its own role. The streams are made first, as the
@@ -140,20 +159,24 @@ class Services:
         for name in names:
             if name not in BY_NAME:
                 raise ValueError(f"unknown service {name!r} (choose from {', '.join(SERVICES)})")
-        self.topology_changes = await prepare_topology(access, replicas)
+        self.topology_changes, partitions = await prepare_topology(access, replicas)
+        self.partitions = partitions
         for name in names:
             spec, built = BY_NAME[name], []
             options = access.connect_options(name)
             login = SASLPlaintext(username=options.pop("user"), password=options.pop("password"))
             broker = NatsBroker(logger=None, security=login, **options)
-            direct = [_wire(broker, takes, _when_built(built), options["inbox_prefix"]) for takes in spec.takes]
+            direct = [_wire(broker, takes, _when_built(built), options["inbox_prefix"], partitions)
+                      for takes in spec.takes]
             await broker.connect()
             connection = broker.config.connection_state
             built.append(spec.build(connection.connection, connection.stream))
             await broker.start()
             self.brokers.append(broker)
+            if (await layout(connection.stream)).partitions != partitions:
+                raise TopologyMissing("the server's partitions changed while the services started")
             for make in filter(None, direct):
-                self.direct.append(make(connection.stream))
+                self.direct.append(make(connection.connection))
                 await self.direct[-1].start()
             self.by_name[name] = built[0]
             log.info("service_started", service=name, nats=",".join(access.servers))
@@ -168,23 +191,26 @@ class Services:
         self.brokers.clear()
 
 
-async def prepare_topology(access: Access, replicas: int | None = None) -> list[str]:
+async def prepare_topology(access: Access, replicas: int | None = None) -> tuple[list[str], int]:
     """Make the missing streams and buckets as the operator; without the operator's credentials,
-    check that they exist and say how to make them if not."""
+    check that they exist and say how to make them if not. Returns what changed and P, the
+    partitions the server's account maps games to."""
     if "operator" not in access.users():
         nc = await connect(access, next(iter(access.users()), "table"))
         try:
             missing = await missing_topology(nc.jetstream())
+            partitions = (await layout(nc.jetstream())).partitions
         finally:
             await nc.close()
         if missing:
             raise TopologyMissing(f"streams {', '.join(missing)} do not exist, and only the operator may make "
                                   f"them: run `zioncheck serve` once with a --credentials folder holding "
                                   f"operator.json")
-        return []
+        return [], partitions
     nc = await connect(access, "operator")
     try:
-        return await ensure_topology(nc.jetstream(), replicas)
+        changes = await ensure_topology(nc.jetstream(), replicas)
+        return changes, (await layout(nc.jetstream())).partitions
     finally:
         await nc.close()
 

@@ -13,6 +13,9 @@ from zioncheck.services.wiring import SERVICES, Services
 
 configure_logging("warning")
 os.environ["LANGUAGE"] = "en"   # the tests read English, whatever the machine's locale; tests/test_words.py tries the others
+# Every test server spreads games over 2 partitions unless the run says otherwise: the whole suite
+# goes through the partitioned path (ZIONCHECK_PARTITIONS=1 or 3 runs it with another P).
+os.environ.setdefault("ZIONCHECK_PARTITIONS", "2")
 
 
 def pytest_sessionstart(session):

@@ -34,16 +34,19 @@ from nats.aio.client import Client
 
 from zioncheck.services.bus import headers
 from zioncheck.services.bus.topology import (
-    COMMANDS,
     FEED,
-    LOG,
+    PARTITIONS_ASK,
+    PARTITIONS_TOLD,
     RESHUFFLE,
     SCORES,
     SEEDS,
     STANDINGS,
     VIEWS,
+    commands_stream,
     kv_stream,
     kv_subject,
+    log_stream,
+    log_subject,
     public_view_key,
 )
 
@@ -63,11 +66,13 @@ def _reads(stream: str) -> list[str]:
 
 
 def _durable(stream: str, name: str) -> list[str]:
-    """A service's own durable consumer on a stream: making it, reading its state, pulling from it.
-    No role but the operator may delete a consumer, nor make a durable one of another name."""
+    """A service's own durable consumer on a stream: making it, reading its state, pulling from it,
+    handing its pin over (a pinned group). No role but the operator may delete a consumer, nor
+    make a durable one of another name."""
     api = "$JS.API"
     return [f"{api}.CONSUMER.CREATE.{stream}.{name}", f"{api}.CONSUMER.CREATE.{stream}.{name}.>",
-            f"{api}.CONSUMER.DURABLE.CREATE.{stream}.{name}", f"{api}.CONSUMER.MSG.NEXT.{stream}.{name}"]
+            f"{api}.CONSUMER.DURABLE.CREATE.{stream}.{name}", f"{api}.CONSUMER.MSG.NEXT.{stream}.{name}",
+            f"{api}.CONSUMER.UNPIN.{stream}.{name}"]
 
 
 def _kv_writes(bucket: str) -> list[str]:
@@ -76,7 +81,18 @@ def _kv_writes(bucket: str) -> list[str]:
 
 # Every JetStream client may ask which stream holds a subject and read its account's limits.
 _JS_COMMON = ["$JS.API.INFO", "$JS.API.STREAM.NAMES", "$JS.FC.>"]
-SEAT_COMMANDS, DEALER_COMMANDS = "zc.cmd.*.play", "zc.cmd.*.dealer"
+# The server checks a publish against the subject its account's mappings make of it: a command
+# published on zc.cmd.<game>.play is checked as zc.cmd.<p>.<game>.play. So the rights name the
+# mapped form, and a client could also name a partition itself: the table drops a command whose
+# partition is not its game's (services/bus/consumers.py), so it is never applied.
+SEAT_COMMANDS, DEALER_COMMANDS = "zc.cmd.*.*.play", "zc.cmd.*.*.dealer"
+
+
+def _asks_partitions(partitions: int) -> tuple[list[str], list[str]]:
+    """Whoever reads a game's log asks the server for P once (topology.layout): zc.partitions, which the
+    account maps to zc.partitions.<P>. The right names that one answer, so no login can publish
+    another P to those asking."""
+    return [f"{PARTITIONS_ASK}.{partitions}"], [PARTITIONS_ASK, PARTITIONS_TOLD]
 
 
 @dataclass(frozen=True)
@@ -87,33 +103,58 @@ class Permissions:
 
 
 def _role(publish: list[str], subscribe: list[str] = (), reads: list[str] = (), responds: bool = False,
-          durable: tuple[str, str] | None = None) -> Permissions:
-    api = [subject for stream in reads for subject in _reads(stream)] + (_durable(*durable) if durable else [])
-    return Permissions(tuple(publish + api + _JS_COMMON), tuple(subscribe), responds)
+          durables: list[tuple[str, str]] = (), partitions: int = 0) -> Permissions:
+    api = [subject for stream in reads for subject in _reads(stream)]
+    api += [subject for durable in durables for subject in _durable(*durable)]
+    asks = _asks_partitions(partitions) if partitions else ([], [])
+    return Permissions(tuple(publish + asks[0] + api + _JS_COMMON), tuple(list(subscribe) + asks[1]), responds)
 
 
-PERMISSIONS: dict[str, Permissions] = {
-    "operator": Permissions(publish=(">",), subscribe=(">",)),
-    "table": _role(["zc.log.*.*", "zc.rejected.*", RESHUFFLE], reads=[COMMANDS, LOG],
-                   durable=(COMMANDS, "zc-tables")),
-    "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
-                    reads=[LOG, kv_stream(SEEDS)], responds=True, durable=(LOG, "zc-dealer")),
-    "scoring": _role(["zc.score.*", *_kv_writes(STANDINGS)], reads=[LOG, kv_stream(STANDINGS)],
-                     durable=(LOG, "zc-scoring")),
-    "projector": _role(["zc.feed.*", *_kv_writes(VIEWS)], reads=[LOG, FEED, kv_stream(VIEWS)],
-                       durable=(LOG, "zc-projector")),
-    "gateway": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
-                     reads=[LOG, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
-    "bots": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
-                  reads=[LOG, kv_stream(VIEWS), kv_stream(STANDINGS)]),
-    "platform": _role([SEAT_COMMANDS], subscribe=["zc.rejected.>"],
-                      reads=[FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
-    # A spectator reads public views by key only (a direct get names the key in its subject):
-    # a consumer or a plain get on the views bucket could name a seat's key.
-    "spectator": _role([f"$JS.API.STREAM.INFO.{kv_stream(VIEWS)}",
-                        f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.{kv_subject(VIEWS, public_view_key('*'))}"],
-                       reads=[FEED, SCORES, kv_stream(STANDINGS)]),
-}
+def permissions(partitions: int) -> dict[str, "Permissions"]:
+    """Every role's rights when games are spread over `partitions` partitions: the streams of each
+    partition are named one by one (a stream name is one token of an API subject, never a pattern)."""
+    ps = range(partitions)
+    logs, commands = [log_stream(p) for p in ps], [commands_stream(p) for p in ps]
+    log_writes = [log_subject(p, "*", "*") for p in ps]
+    return {
+        "operator": Permissions(publish=(">",), subscribe=(">",)),
+        "table": _role([*log_writes, "zc.rejected.*", RESHUFFLE], reads=commands + logs,
+                       durables=[(c, "zc-tables") for c in commands], partitions=partitions),
+        "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
+                        reads=[*logs, kv_stream(SEEDS)], responds=True,
+                        durables=[(lg, "zc-dealer") for lg in logs], partitions=partitions),
+        "scoring": _role(["zc.score.*", *_kv_writes(STANDINGS)], reads=[*logs, kv_stream(STANDINGS)],
+                         durables=[(lg, "zc-scoring") for lg in logs], partitions=partitions),
+        "projector": _role(["zc.feed.*", *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS)],
+                           durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
+        "gateway": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
+                         reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
+        "bots": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
+                      reads=[*logs, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
+        "platform": _role([SEAT_COMMANDS], subscribe=["zc.rejected.>"],
+                          reads=[FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
+        # A spectator reads public views by key only (a direct get names the key in its subject):
+        # a consumer or a plain get on the views bucket could name a seat's key.
+        "spectator": _role([f"$JS.API.STREAM.INFO.{kv_stream(VIEWS)}",
+                            f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.{kv_subject(VIEWS, public_view_key('*'))}"],
+                           reads=[FEED, SCORES, kv_stream(STANDINGS)]),
+    }
+
+
+# P on this machine when the deploy says nothing: measured with `python -m bench partitions`
+# (docs/scaling.md).
+DEFAULT_PARTITIONS = 4
+PERMISSIONS: dict[str, Permissions] = permissions(DEFAULT_PARTITIONS)  # the roles; rights per P: permissions()
+
+
+def mappings_block(partitions: int) -> str:
+    """The account's subject mappings: each published command into its game's partition, and the
+    question zc.partitions into its answer zc.partitions.<P>."""
+    if partitions < 1:
+        raise ValueError(f"partitions must be at least 1, not {partitions}")
+    command = f"zc.cmd.{{{{partition({partitions},1)}}}}.{{{{wildcard(1)}}}}.{{{{wildcard(2)}}}}"
+    return (f"    mappings: {{\n      \"zc.cmd.*.*\": \"{command}\"\n"
+            f"      \"{PARTITIONS_ASK}\": \"{PARTITIONS_ASK}.{partitions}\"\n    }}\n")
 
 
 def inbox_prefix(user: str) -> str:
@@ -165,9 +206,12 @@ def _quoted(items) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
-def user_block(credential: Credential) -> str:
-    """One user of the account, as nats-server configuration."""
-    rights = PERMISSIONS[credential.role]
+def user_block(credential: Credential, partitions: int = DEFAULT_PARTITIONS, checked: bool = True) -> str:
+    """One user of the account, as nats-server configuration (`checked=False`: with no permissions at all,
+    only for measuring what they cost)."""
+    if not checked:
+        return f"      {{user: {json.dumps(credential.user)}, password: {json.dumps(credential.password)}}}"
+    rights = permissions(partitions)[credential.role]
     subscribe = (*rights.subscribe, f"{inbox_prefix(credential.user)}.>")
     responses = "\n        allow_responses: {max: 1, expires: \"30s\"}" if rights.responds else ""
     return (f"      {{user: {json.dumps(credential.user)}, password: {json.dumps(credential.password)}\n"
@@ -177,11 +221,11 @@ def user_block(credential: Credential) -> str:
             f"       }}}}")
 
 
-def accounts_block(credentials: list[Credential]) -> str:
-    """The `accounts` section: one account with JetStream, a user per credential."""
-    users = [user_block(c) for c in credentials]
-    return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: enabled\n    users: [\n"
-            + "\n".join(users) + "\n    ]\n  }\n}\n")
+def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PARTITIONS, checked: bool = True) -> str:
+    """The `accounts` section: one account with JetStream, its partition mappings, a user per credential."""
+    users = [user_block(c, partitions, checked) for c in credentials]
+    return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: enabled\n" + mappings_block(partitions)
+            + "    users: [\n" + "\n".join(users) + "\n    ]\n  }\n}\n")
 
 
 ROUTE_USER = "route"
@@ -194,7 +238,7 @@ def routes_block(password: str, routes: list[str]) -> str:
             f"routes: {_quoted(urls)}\n")
 
 
-def write_server_files(folder: Path, routes: list[str]) -> list[Path]:
+def write_server_files(folder: Path, routes: list[str], partitions: int = DEFAULT_PARTITIONS) -> list[Path]:
     """The files a deployment's server configs include, from the logins in `folder`/credentials:
     accounts.conf (users and permissions) and routes.conf (cluster route authentication)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -203,7 +247,7 @@ def write_server_files(folder: Path, routes: list[str]) -> list[Path]:
     route_file = folder / "route-password"
     if not route_file.exists():
         write_private(route_file, secrets.token_urlsafe(24))
-    written = [write_private(folder / "accounts.conf", accounts_block(list(credentials.values()))),
+    written = [write_private(folder / "accounts.conf", accounts_block(list(credentials.values()), partitions)),
                write_private(folder / "routes.conf", routes_block(route_file.read_text().strip(), routes))]
     return written
 

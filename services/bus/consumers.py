@@ -1,14 +1,19 @@
 """How the services consume JetStream: FastStream subscribers for the quieter consumers,
-a direct consumer for the table's commands, and one way to settle a message.
+a pinned pull consumer per partition for the table's commands, and one way to settle a message.
 
 FastStream runs each message through its middlewares and dependency injection. For
 the dealer and scoring, which see a few batches a hand, that costs nothing; for the
 table, which sees every move of every game, it cost more than the table's own work
-(about half its CPU). So the table's commands come through a DirectConsumer: a durable
-consumer read by nats-py on the broker's own connection, each delivery handed straight
-to per-game queues (services/bus/game_queues.py).
+(about half its CPU). So the table's commands come through a PinnedConsumer: raw pull
+requests on the broker's own connection, one consumer per partition whose priority group
+pins one table instance at a time, each delivery handed straight to that partition's
+per-game queues (services/bus/game_queues.py).
 """
+import asyncio
 import contextlib
+import json
+import random
+import time
 from collections.abc import Awaitable, Callable
 
 import msgspec
@@ -16,14 +21,14 @@ import structlog
 from faststream.message import StreamMessage
 from faststream.middlewares import AckPolicy
 from faststream.nats import JStream, PullSub
+from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import ConnectionClosedError
-from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig
 
 from zioncheck.contracts.commands import ORIGINS
 from zioncheck.services.bus.game_queues import GameQueues
-from zioncheck.services.bus.topology import game_of, origin_of, valid_game_id
+from zioncheck.services.bus.topology import game_of, origin_of, partition_of, valid_game_id
 from zioncheck.services.observability import DROPPED
 
 log = structlog.get_logger("services")
@@ -95,32 +100,186 @@ def settled(handler: Handler, what: str) -> Handler:
     return lambda game, raw, epoch: settle(raw, handler(game, raw, epoch), what)
 
 
-class DirectConsumer:
-    """A durable push consumer, shared by every instance through its deliver group, whose
-    deliveries go straight to per-game queues. A push consumer hands each command over as
-    soon as it is stored; a pull waits for the next fetch, which cost about a tenth of
-    the throughput here."""
+# A partition's table gives way this long after it last pulled (the consumer's priority_timeout):
+# the bound on failover, with ack_wait for the commands it held unacked.
+PIN_SECONDS = 3.0
+GROUP = "tables"
+PULL_BATCH, PULLS_PINNED = 256, 2
+REBALANCE_SECONDS = 2.0
+NANOS = 1_000_000_000
 
-    def __init__(self, js: JetStreamContext, group: str, subject: str, stream: str, queues: GameQueues):
-        self.js, self.group, self.subject, self.stream = js, group, subject, stream
-        self.queues = queues
+
+def pinned_consumer_config(durable: str) -> dict:
+    """A durable pull consumer with one priority group whose policy pins one client at a time
+    (NATS 2.11+, ADR-42): the server delivers to that client only, and pins another of the waiting
+    ones once it has not pulled for PIN_SECONDS."""
+    config = consumer_config()
+    return {"durable_name": durable, "ack_policy": "explicit", "ack_wait": int(config.ack_wait * NANOS),
+            "max_ack_pending": config.max_ack_pending, "max_deliver": config.max_deliver,
+            "priority_groups": [GROUP], "priority_policy": "pinned_client",
+            "priority_timeout": int(PIN_SECONDS * NANOS)}
+
+
+class Partition:
+    """One partition's commands as this instance sees them: pulls outstanding on its consumer, the pin
+    the server gave this instance (None while another instance holds it), and its game queues."""
+
+    def __init__(self, nc: Client, stream: str, durable: str, queues: GameQueues, index: int, partitions: int):
+        self.nc, self.stream, self.durable, self.queues = nc, stream, durable, queues
+        self.index, self.partitions = index, partitions
+        self.pin: str | None = None
+        self.pulls: dict[str, list] = {}    # reply subject -> [messages it may still bring, when it expires]
+        self.inbox = nc.new_inbox()
+        self.count = 0
+        self.resting_until = 0.0            # given away: no pulls until then, so the pin goes elsewhere
         self.sub = None
 
     async def start(self) -> None:
-        # nats-py names the durable after the group, so every instance binds to the same consumer.
-        self.sub = await self.js.subscribe(self.subject, queue=self.group, stream=self.stream, cb=self._on_message,
-                                           manual_ack=True, config=consumer_config())
+        api = f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}"
+        info = json.loads((await self.nc.request(api, b"", timeout=5.0)).data)
+        if "error" in info:
+            body = json.dumps({"stream_name": self.stream, "config": pinned_consumer_config(self.durable)})
+            made = json.loads((await self.nc.request(f"$JS.API.CONSUMER.CREATE.{self.stream}.{self.durable}",
+                                                     body.encode(), timeout=5.0)).data)
+            if "error" in made and made["error"].get("err_code") != 10148:  # 10148: made meanwhile by another
+                raise RuntimeError(f"consumer {self.durable} on {self.stream}: {made['error'].get('description')}")
+        self.sub = await self.nc.subscribe(f"{self.inbox}.*", cb=self._on_message, pending_msgs_limit=-1,
+                                           pending_bytes_limit=-1)
+        await self.refill()
+
+    def held(self) -> bool:
+        return self.pin is not None
+
+    async def refill(self) -> None:
+        if self.sub is None or time.monotonic() < self.resting_until:
+            return
+        wanted = PULLS_PINNED if self.pin else 1   # a standby keeps one pull waiting for the pin
+        while len(self.pulls) < wanted:
+            self.count += 1
+            reply = f"{self.inbox}.{self.count}"
+            request = {"batch": PULL_BATCH, "expires": int(PULL_SECONDS * NANOS), "group": GROUP}
+            if self.pin:
+                request["id"] = self.pin
+            self.pulls[reply] = [PULL_BATCH, time.monotonic() + PULL_SECONDS]
+            await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{self.stream}.{self.durable}",
+                                  json.dumps(request).encode(), reply=reply)
 
     async def _on_message(self, msg: Msg) -> None:
-        if not valid_game_id(game_of(msg.subject)) or origin_of(msg.subject) not in ORIGINS:
-            # No game to refuse it in (a wildcard or malformed subject): counted and dropped.
-            await drop(msg, "command", "the subject names no valid game and origin")
+        headers = msg.headers or {}
+        status = headers.get("Status")
+        if status or not msg.reply:
+            self.pulls.pop(msg.subject, None)   # the pull is over: expired (408), pin lost (423), ...
+            if status == "423":
+                self.pin = None
+            await self.refill()
             return
-        self.queues.take([msg])
+        pin = headers.get("Nats-Pin-Id")
+        if pin and pin != self.pin and time.monotonic() >= self.resting_until:  # not a late one of a pin given away
+            if self.pin is None:
+                log.info("partition_pinned", stream=self.stream)
+            self.pin = pin
+        reply = next(iter(self.pulls), None)  # deliveries answer the oldest pull first
+        if reply is not None:
+            self.pulls[reply][0] -= 1
+            if self.pulls[reply][0] <= 0:
+                del self.pulls[reply]
+        game = game_of(msg.subject)
+        if not valid_game_id(game) or origin_of(msg.subject) not in ORIGINS:
+            await drop(msg, "command", "the subject names no valid game and origin")
+        elif partition_of(game, self.partitions) != self.index:
+            # Published straight into a partition that is not the game's: never applied.
+            await drop(msg, "command", f"game {game} is in partition {partition_of(game, self.partitions)}, "
+                                       f"not {self.index}")
+        else:
+            self.queues.take([msg])
+        await self.refill()
+
+    async def forget_lost_pulls(self) -> None:
+        """Pulls past their expiry with no answer (lost with a reconnect): forgotten, and pulled again."""
+        now = time.monotonic()
+        for reply in [r for r, (_, expires) in self.pulls.items() if expires + 1.0 < now]:
+            del self.pulls[reply]
+        await self.refill()
+
+    async def give_away(self) -> None:
+        """Stop pulling for a while and let the server pin a waiting instance now."""
+        self.resting_until = time.monotonic() + 3 * REBALANCE_SECONDS
+        self.pin = None
+        self.pulls.clear()
+        with contextlib.suppress(Exception):
+            await self.nc.request(f"$JS.API.CONSUMER.UNPIN.{self.stream}.{self.durable}",
+                                  json.dumps({"group": GROUP}).encode(), timeout=2.0)
+        log.info("partition_given_away", stream=self.stream)
+
+    async def waiting_others(self) -> int | None:
+        """How many pulls of other instances wait on this consumer (None when unknown)."""
+        try:
+            reply = await self.nc.request(f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}", b"", timeout=2.0)
+            return int(json.loads(reply.data).get("num_waiting", 0)) - len(self.pulls)
+        except Exception:  # noqa: BLE001 - a missed look is taken again next time
+            return None
 
     async def stop(self) -> None:
-        """Stop taking deliveries and drop what is queued: unacked, it comes again."""
         if self.sub is not None:
             with contextlib.suppress(ConnectionClosedError):
                 await self.sub.unsubscribe()
+            self.sub = None
         await self.queues.stop()
+
+
+class PinnedConsumer:
+    """The table's commands: in each partition one instance at a time, by the server's own pin.
+
+    Every instance keeps pulls outstanding on every partition's consumer (raw pull requests with
+    the priority group and, once pinned, the pin id from the Nats-Pin-Id header: nats-py has no
+    API for them). The server delivers to the pinned instance only; when it dies, another
+    waiting one is pinned within PIN_SECONDS. Instances spread the partitions: one that holds
+    more than its share while others wait gives the excess away (unpin), so with two instances
+    each works about half.
+    """
+
+    def __init__(self, nc: Client, streams: list[str], durable: str, queues: Callable[[], GameQueues]):
+        self.partitions = [Partition(nc, stream, durable, queues(), index, len(streams))
+                           for index, stream in enumerate(streams)]
+        self.balancer: asyncio.Task | None = None
+        self.pacer: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        order = list(self.partitions)
+        random.shuffle(order)  # instances starting together come first on different partitions
+        for partition in order:
+            await partition.start()
+        self.balancer = asyncio.create_task(self._balance())
+
+    def held(self) -> list[str]:
+        return [p.stream for p in self.partitions if p.held()]
+
+    async def _balance(self) -> None:
+        while True:
+            await asyncio.sleep(REBALANCE_SECONDS * random.uniform(0.8, 1.2))
+            try:
+                await self._look()
+            except Exception as error:  # noqa: BLE001 - the next look tries again (a reconnect, say)
+                log.warning("partitions_look_failed", error=repr(error)[:200])
+
+    async def _look(self) -> None:
+        """Pull again where pulls were lost, and give away what is beyond this instance's share."""
+        for partition in self.partitions:
+            await partition.forget_lost_pulls()   # and a rest over: back to waiting
+        held = [p for p in self.partitions if p.held()]
+        if not held:
+            return
+        others = [await p.waiting_others() for p in held]
+        if any(o is None or o < 1 for o in others):
+            return
+        instances = 1 + min(o for o in others if o is not None)
+        share = -(-len(self.partitions) // instances)
+        for partition in held[share:]:
+            await partition.give_away()
+
+    async def stop(self) -> None:
+        if self.balancer is not None:
+            self.balancer.cancel()
+            await asyncio.gather(self.balancer, return_exceptions=True)
+        for partition in self.partitions:
+            await partition.stop()

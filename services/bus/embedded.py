@@ -22,9 +22,17 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from zioncheck.services.bus.access import Access, accounts_block, make_credentials, write_private
+from zioncheck.services.bus.access import DEFAULT_PARTITIONS, Access, accounts_block, make_credentials, write_private
 
 HOME = Path(os.environ.get("ZIONCHECK_HOME", ".zioncheck"))
+
+
+def embedded_partitions() -> int:
+    """P for a server this project starts itself: ZIONCHECK_PARTITIONS, or the default."""
+    given = os.environ.get("ZIONCHECK_PARTITIONS", "")
+    if given and not (given.isdigit() and int(given) >= 1):
+        raise ValueError(f"ZIONCHECK_PARTITIONS must be a whole number from 1, not {given!r}")
+    return int(given) if given else DEFAULT_PARTITIONS
 
 
 def server_binary() -> str:
@@ -61,13 +69,14 @@ MAX_PAYLOAD = 256 * 1024
 
 
 def config_text(port: int, store: Path, sync_always: bool = True, credentials: Path | None = None,
-                extra: str = "") -> str:
+                extra: str = "", partitions: int | None = None, checked: bool = True) -> str:
     """A server's configuration: loopback, JetStream under `store`, the roles' users from `credentials`."""
     sync = "  sync_interval: always\n" if sync_always else ""
     text = (f'listen: "127.0.0.1:{port}"\nmax_payload: {MAX_PAYLOAD}\n'
             f'jetstream {{\n  store_dir: "{store.resolve()}"\n{sync}}}\n')
     if credentials is not None:
-        text += accounts_block(list(make_credentials(credentials).values()))
+        text += accounts_block(list(make_credentials(credentials).values()), partitions or embedded_partitions(),
+                               checked)
     return text + extra
 
 
@@ -106,13 +115,15 @@ class ServerProcess:
                 self.kill()
 
 
-def server_files(store: Path, port: int, credentials: Path, sync_always: bool = True, secure: bool = True) -> Path:
+def server_files(store: Path, port: int, credentials: Path, sync_always: bool = True, secure: bool = True,
+                 partitions: int | None = None) -> Path:
     """What a server on `port` storing under `store` needs: the store's folder, the roles' logins in
     `credentials`, and its config beside the store (0600: it holds the passwords). Returns the config."""
     store.mkdir(parents=True, exist_ok=True)
     config = write_private(store.parent / f"nats-{port}.conf",
-                           config_text(port, store, sync_always, credentials if secure else None))
-    make_credentials(credentials)  # logins work either way: an open server ignores them
+                           config_text(port, store, sync_always, credentials, partitions=partitions,
+                                       checked=secure))
+    make_credentials(credentials)
     return config
 
 
@@ -125,11 +136,14 @@ class NatsServer(ServerProcess):
     """The project's own server: its config made from `store` and the roles' logins; stop() ends it."""
 
     def __init__(self, store: Path, port: int | None = None, log: Path | None = None, sync_always: bool = True,
-                 credentials: Path | None = None, secure: bool = True):
-        """`secure=False` runs with no users at all: only for measuring what permissions cost."""
+                 credentials: Path | None = None, secure: bool = True, partitions: int | None = None):
+        """`secure=False` gives the users no permissions at all (each may publish and read anything):
+        only for measuring what the permission checks cost."""
         port = port or free_port()
         self.credentials = credentials or store.parent / "credentials"
-        super().__init__(server_files(store, port, self.credentials, sync_always, secure), port, log)
+        self.partitions = partitions or embedded_partitions()
+        super().__init__(server_files(store, port, self.credentials, sync_always, secure, self.partitions),
+                         port, log)
         self.access = Access((self.url,), self.credentials)
         self.cli_args = cli_args(self.url, self.credentials)
 

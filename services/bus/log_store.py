@@ -1,7 +1,8 @@
 """The game log in JetStream: reading a game's batches and appending as its single writer.
 
-Every append names the log's last sequence for the game's subjects
-(Nats-Expected-Last-Subject-Sequence over zc.log.<game>.*), so a second writer
+A game's log is in its partition's stream (ZC_LOG_<p>, on zc.log.<p>.<game>.<kind>;
+services/bus/topology.py). Every append names the log's last sequence for the game's subjects
+(Nats-Expected-Last-Subject-Sequence over zc.log.<p>.<game>.*), so a second writer
 cannot fork the log, and a Msg-Id, so a retried append is recognised as already done.
 """
 import asyncio
@@ -17,7 +18,7 @@ from zioncheck.contracts.events import GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bus.publish import publish_stored
-from zioncheck.services.bus.topology import BATCH_HEADER, LOG, LOG_SUBJECTS, game_of, log_subject
+from zioncheck.services.bus.topology import BATCH_HEADER, game_of, layout
 
 WRONG_LAST_SEQUENCE = 10071
 
@@ -29,6 +30,8 @@ class LogConflict(Exception):
 @dataclass
 class LoggedGame:
     game: str
+    stream: str = ""         # the game's partition's log stream
+    subject: str = ""        # zc.log.<p>.<game>.*, every batch of the game
     state: GameState = field(default_factory=GameState)
     last_seq: int = 0        # stream sequence of the game's last log message
     applied: int = 0         # commands-stream sequence of the last command applied
@@ -38,7 +41,8 @@ class LoggedGame:
 
 async def read_batches(js: JetStreamContext, game: str, kind: str = "*") -> list[tuple[int, Batch]]:
     """Every batch of a game's log (or of one kind) with its stream sequence, oldest first."""
-    found, _ = await read_stored(js, LOG, log_subject(game, kind))
+    found_layout = await layout(js)
+    found, _ = await read_stored(js, found_layout.log_stream(game), found_layout.log_subject(game, kind))
     return [(seq, decode_batch(data)) for seq, data in found]
 
 
@@ -200,27 +204,47 @@ _request_encoder = msgspec.json.Encoder()
 
 
 async def stored_games(js: JetStreamContext) -> dict[str, int]:
-    """Every game with a log, and how many batches it holds."""
-    try:
-        info = await js.stream_info(LOG, subjects_filter=LOG_SUBJECTS)
-    except NotFoundError:
-        return {}
+    """Every game with a log, and how many batches it holds, over every partition."""
     counts: dict[str, int] = {}
-    for subject, count in (info.state.subjects or {}).items():
-        counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
+    for stream in (await layout(js)).log_streams():
+        try:
+            info = await js.stream_info(stream, subjects_filter=">")
+        except NotFoundError:
+            continue
+        for subject, count in (info.state.subjects or {}).items():
+            counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
     return dict(sorted(counts.items()))
+
+
+async def where(js: JetStreamContext, game: str) -> tuple[str, str]:
+    """The game's log stream and the subject filter of all its batches."""
+    found = await layout(js)
+    return found.log_stream(game), found.log_subject(game)
+
+
+async def last_message(js: JetStreamContext, game: str):
+    """The game's last log message (raises NotFoundError for a game with no log)."""
+    stream, subject = await where(js, game)
+    return await js.get_msg(stream, subject=subject)
+
+
+async def next_message(js: JetStreamContext, game: str, after: int):
+    """The game's first log message after stream sequence `after` (NotFoundError when none)."""
+    stream, subject = await where(js, game)
+    return await js.get_msg(stream, seq=after + 1, subject=subject, next=True)
 
 
 async def load(js: JetStreamContext, game: str) -> LoggedGame:
     """A game's state folded from its whole log."""
-    logged = LoggedGame(game=game)
+    stream, subject = await where(js, game)
+    logged = LoggedGame(game=game, stream=stream, subject=subject)
     await catch_up(js, logged)
     return logged
 
 
 async def catch_up(js: JetStreamContext, logged: LoggedGame) -> None:
     """Fold the batches appended after this copy's last one (by another writer, or all of them)."""
-    found, last = await read_stored(js, LOG, log_subject(logged.game), after=logged.last_seq, sequences=False)
+    found, last = await read_stored(js, logged.stream, logged.subject, after=logged.last_seq, sequences=False)
     if not found:
         return
     batches = [decode_batch(data) for _, data in found]
@@ -240,18 +264,18 @@ def _advance(logged: LoggedGame, seq: int, batch: Batch) -> None:
 async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch) -> None:
     """Append one batch as the game's next message, or raise LogConflict."""
     msg_id = f"{logged.game}:{batch.cause}"
-    subject = log_subject(logged.game)
+    subject = logged.subject
     headers = {"Nats-Expected-Last-Subject-Sequence": str(logged.last_seq),
                "Nats-Expected-Last-Subject-Sequence-Subject": subject, "Nats-Msg-Id": msg_id,
                BATCH_HEADER: str(logged.batches + 1)}
     try:
-        seq = await publish_stored(js, log_subject(logged.game, _kind(batch)), encode(batch), headers)
+        seq = await publish_stored(js, subject[:-1] + _kind(batch), encode(batch), headers)
     except BadRequestError as error:
         if error.err_code != WRONG_LAST_SEQUENCE:
             raise
         # A retried append comes back as "wrong last sequence", not as a duplicate:
         # it is ours if the last message carries our Msg-Id.
-        last = await js.get_msg(LOG, subject=subject)
+        last = await js.get_msg(logged.stream, subject=subject)
         if (last.headers or {}).get("Nats-Msg-Id") != msg_id:
             raise LogConflict(f"game {logged.game}: the logged moved past sequence {logged.last_seq}") from None
         seq = last.seq

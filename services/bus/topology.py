@@ -1,17 +1,26 @@
 """Streams, subjects and buckets: the NATS side of the wire contract.
 
-    zc.cmd.<game>.<origin>  commands (stream ZC_COMMANDS); the stream sequence totally
-                      orders each game's commands whatever their origin. The origin says who
-                      may have sent it, because only that role may publish there:
-                      `play` (platforms, the gateway, bots: a game's start and seats' moves)
-                      and `dealer` (deals and seed reveals). Filter zc.cmd.<game>.* for a game
-    zc.log.<game>.<kind>  the game log (stream ZC_LOG): append-only, written by the table
+Games are spread over P partitions (set at deploy: `zioncheck credentials --deploy
+--partitions P`, or the embedded server's --partitions). A game's partition is
+fnv-1a(game id) mod P, computed by the server's subject mapping `partition(P, 1)` in the
+account (services/bus/access.py: mappings) where commands are published, and by
+`partition_of` below where a reader names one game's log; tests/integration/test_partitions.py
+proves the two agree. Each partition p has its own commands stream ZC_COMMANDS_<p> and log
+stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
+
+    zc.cmd.<game>.<origin>  where commands are published (platforms, the gateway, bots: origin
+                      `play`; the dealer: `dealer`). The server maps each to
+    zc.cmd.<p>.<game>.<origin>  as stored in stream ZC_COMMANDS_<p>; the stream sequence totally
+                      orders each game's commands whatever their origin. Only that role may
+                      publish on an origin. Filter zc.cmd.<p>.<game>.* for a game
+    zc.log.<p>.<game>.<kind>  the game log (stream ZC_LOG_<p>): append-only, written by the table
                       only; kind `hand` for a batch that starts the game or ends a hand, `move`
-                      for any other. Follow zc.log.<game>.* for the whole log; the dealer and
-                      scoring read only zc.log.*.hand, a few batches a hand instead of hundreds
-    zc.live.<game>.<kind>  each batch the log stored, republished by the server on core NATS
-                      (headers Nats-Sequence and Zc-Batch): a cheap live feed. A core
-                      subscriber on zc.log.> would also see appends the stream refused
+                      for any other. Follow zc.log.<p>.<game>.* for the whole log; the dealer and
+                      scoring read only zc.log.<p>.*.hand, a few batches a hand instead of hundreds
+    zc.live.<game>.<kind>  each batch a log stream stored, republished by the server on core NATS
+                      (headers Nats-Stream, Nats-Sequence and Zc-Batch): a cheap live feed, the same
+                      subject whatever the partition
+    zc.partitions     published by a service to learn P: the account maps it to zc.partitions.<P>
     zc.score.<game>   per-hand scores and totals (stream ZC_SCORES)
     zc.feed.<game>    the redacted public feed, one message per log batch with anything
                       public in it (stream ZC_FEED, contracts.feed.FeedBatch)
@@ -22,11 +31,20 @@
     KV zc_standings   latest standings per game; KV zc_dealer_seeds the dealer's secrets
     KV zc_views       the projector's views: `<game>.public` (contracts.views.PublicView)
                       and `<game>.seat.<n>` (SeatView); give a seat's key to that seat only
+
+Scores, feed and the buckets stay single: a few writes a hand, or written by the projector
+off the synced path. A subject stored in a partition's commands stream (a timer's schedule
+and its target, for example) gets its partition token in `command_stream_subjects` and a
+mapping in access.py, so it lands in the same stream as the game's other commands.
 """
+import asyncio
 import contextlib
 import re
+import json
 import uuid
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import structlog
 from nats.js import JetStreamContext
@@ -35,6 +53,7 @@ from nats.js.errors import BadRequestError, NotFoundError
 
 from zioncheck.contracts.commands import PLAY
 
+# ZC_COMMANDS and ZC_LOG are the streams of the layout before partitions (`zioncheck migrate` moves them).
 COMMANDS, LOG, SCORES, FEED = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED"
 STANDINGS, SEEDS, VIEWS = "zc_standings", "zc_dealer_seeds", "zc_views"
 RESHUFFLE = "zc.dealer.reshuffle"
@@ -44,26 +63,88 @@ BATCH_HEADER = "Zc-Batch"
 
 
 def command_subject(game: str, origin: str = PLAY) -> str:
-    """Where `origin` sends a game's commands; origin "*" is all of a game's commands (a filter)."""
+    """Where `origin` publishes a game's commands (the server maps it into the game's partition)."""
     return f"zc.cmd.{game}.{origin}"
 
 
-COMMAND_SUBJECTS = "zc.cmd.*.*"
+PUBLIC_COMMAND_SUBJECTS = "zc.cmd.*.*"
+
+
+def stored_command_subject(partition: int, game: str, origin: str = "*") -> str:
+    """A game's commands as its partition's stream stores them; origin "*" is all of them (a filter)."""
+    return f"zc.cmd.{partition}.{game}.{origin}"
 
 
 def origin_of(subject: str) -> str:
-    """The command subject's origin token, "" when the subject has another shape."""
+    """The command subject's origin token (published or stored form), "" for another shape."""
     parts = subject.split(".")
-    return parts[3] if len(parts) == 4 else ""
+    if parts[:2] != ["zc", "cmd"]:
+        return ""
+    return parts[4] if len(parts) == 5 else parts[3] if len(parts) == 4 else ""
 
 
-LOG_SUBJECTS = "zc.log.*.*"
-HAND_BOUNDARIES = "zc.log.*.hand"
+def log_subject(partition: int, game: str, kind: str = "*") -> str:
+    """One kind of a game's log batches in its partition; by default all of them, in order (a filter)."""
+    return f"zc.log.{partition}.{game}.{kind}"
 
 
-def log_subject(game: str, kind: str = "*") -> str:
-    """One kind of a game's log batches; by default all of them, in order (a filter)."""
-    return f"zc.log.{game}.{kind}"
+def commands_stream(partition: int) -> str:
+    return f"{COMMANDS}_{partition}"
+
+
+def log_stream(partition: int) -> str:
+    return f"{LOG}_{partition}"
+
+
+def command_stream_subjects(partition: int) -> list[str]:
+    return [stored_command_subject(partition, "*", "*")]
+
+
+def log_stream_subjects(partition: int) -> list[str]:
+    return [log_subject(partition, "*", "*")]
+
+
+def hand_boundaries(partition: int) -> str:
+    return log_subject(partition, "*", "hand")
+
+
+def fnv1a32(data: bytes) -> int:
+    h = 0x811C9DC5
+    for byte in data:
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def partition_of(game: str, partitions: int) -> int:
+    """A game's partition: fnv-1a 32 of its id mod P, as the server's mapping `partition(P, 1)` computes it."""
+    return fnv1a32(game.encode()) % partitions
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a game's streams and subjects are, for P partitions."""
+    partitions: int
+
+    def of(self, game: str) -> int:
+        return partition_of(game, self.partitions)
+
+    def log_stream(self, game: str) -> str:
+        return log_stream(self.of(game))
+
+    def log_subject(self, game: str, kind: str = "*") -> str:
+        return log_subject(self.of(game), game, kind)
+
+    def commands_stream(self, game: str) -> str:
+        return commands_stream(self.of(game))
+
+    def command_filter(self, game: str) -> str:
+        return stored_command_subject(self.of(game), game, "*")
+
+    def log_streams(self) -> list[str]:
+        return [log_stream(p) for p in range(self.partitions)]
+
+    def commands_streams(self) -> list[str]:
+        return [commands_stream(p) for p in range(self.partitions)]
 
 
 def live_subject(game: str, kind: str = "*") -> str:
@@ -97,8 +178,20 @@ def rejected_subject(game: str) -> str:
 
 
 def game_of(subject: str) -> str:
+    """The game a subject names: zc.cmd.<p>.<game>.<origin> and zc.log.<p>.<game>.<kind> carry the
+    partition before it, every other one (zc.cmd.<game>.<origin>, zc.live.<game>.<kind>...) not."""
     parts = subject.split(".")
+    if len(parts) == 5 and parts[1] in ("cmd", "log"):
+        return parts[3]
     return parts[2] if len(parts) > 2 else ""
+
+
+def partition_in(subject: str) -> int | None:
+    """The partition a stored command or log subject names, None for another shape."""
+    parts = subject.split(".")
+    if len(parts) == 5 and parts[1] in ("cmd", "log") and parts[2].isdigit():
+        return int(parts[2])
+    return None
 
 
 GAME_ID_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
@@ -134,15 +227,18 @@ def kv_subject(bucket: str, key: str) -> str:
 MAX_COMMAND_BYTES = 16 * 1024   # far above any real command; a larger one is refused by the stream
 
 
-def stream_configs(replicas: int = 1) -> list[StreamConfig]:
+def stream_configs(replicas: int = 1, partitions: int = 1) -> list[StreamConfig]:
     common = dict(storage=StorageType.FILE, num_replicas=replicas)
-    return [
-        StreamConfig(name=COMMANDS, subjects=[COMMAND_SUBJECTS], duplicate_window=120.0, allow_direct=True,
-                     max_msg_size=MAX_COMMAND_BYTES, **common),
-        # Direct gets on, so a game's whole log is read in a few batched gets (log_store.read_stored).
-        StreamConfig(name=LOG, subjects=[LOG_SUBJECTS], deny_delete=True, deny_purge=True, allow_direct=True,
-                     duplicate_window=120.0, republish=RePublish(src=LOG_SUBJECTS, dest=live_subject(
-                         "{{wildcard(1)}}", "{{wildcard(2)}}")), **common),
+    per_partition = []
+    for p in range(partitions):
+        per_partition += [
+            StreamConfig(name=commands_stream(p), subjects=command_stream_subjects(p), duplicate_window=120.0,
+                         allow_direct=True, max_msg_size=MAX_COMMAND_BYTES, **common),
+            StreamConfig(name=log_stream(p), subjects=log_stream_subjects(p), deny_delete=True, deny_purge=True,
+                         duplicate_window=120.0, allow_direct=True, republish=RePublish(
+                             src=log_subject(p, "*", "*"), dest=live_subject("{{wildcard(1)}}", "{{wildcard(2)}}")),
+                         **common)]
+    return per_partition + [
         StreamConfig(name=SCORES, subjects=["zc.score.*"], **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed.
         StreamConfig(name=FEED, subjects=["zc.feed.*"], duplicate_window=120.0, **common),
@@ -158,14 +254,16 @@ log = structlog.get_logger("topology")
 
 
 async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
-                          say: Callable[[str], None] = lambda line: None) -> list[str]:
+                          say: Callable[[str], None] = lambda line: None, partitions: int | None = None) -> list[str]:
     """Create the streams and buckets that are missing; returns what changed, one line each.
 
     An existing stream is never changed by omission: its replicas change only when
     `replicas` is given and differs, and that is said. New ones get `replicas` (default 1).
     """
     changes = []
-    wanted: dict[str, StreamConfig | KeyValueConfig] = {c.name: c for c in stream_configs(replicas or 1)}
+    partitions = partitions or (await layout(js)).partitions
+    await check_partitions(js, partitions)
+    wanted: dict[str, StreamConfig | KeyValueConfig] = {c.name: c for c in stream_configs(replicas or 1, partitions)}
     wanted.update({kv_stream(bucket): config for bucket, config in BUCKETS.items()})
     for name, config in wanted.items():
         try:
@@ -182,16 +280,14 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if replicas is not None and current.num_replicas != replicas:
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
             await js.update_stream(config=current.evolve(num_replicas=replicas))
-        if name == COMMANDS and current.subjects != config.subjects:  # stores made before subjects by origin
-            changes.append(f"{name}: subjects {', '.join(current.subjects or [])} -> {', '.join(config.subjects)} "
-                           f"(commands now name their origin: zc.cmd.<game>.play, zc.cmd.<game>.dealer)")
-            await js.update_stream(config=current.evolve(subjects=config.subjects))
-        if name == LOG and not current.allow_direct:  # stores made before batched reads of a game's log
-            changes.append(f"{name}: direct gets on, so a game's log is read in batches")
-            await js.update_stream(config=current.evolve(allow_direct=True))
         if name == kv_stream(VIEWS) and not current.allow_direct:  # stores made before direct gets
             changes.append(f"{name}: direct gets on, so spectators can read public views by key")
             await js.update_stream(config=current.evolve(allow_direct=True))
+    changes += await spread_leaders(js, partitions)
+    with contextlib.suppress(NotFoundError):
+        if (await js.stream_info(LOG)).state.messages:
+            changes.append(f"{LOG} holds games stored before partitions: they stay unseen until `zioncheck migrate` "
+                           f"moves them (with the services stopped)")
     for line in changes:
         log.info("topology", change=line)
         say(line)
@@ -201,9 +297,104 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
 async def missing_topology(js: JetStreamContext) -> list[str]:
     """The streams (and buckets' streams) that do not exist yet."""
     missing = []
-    for name in [c.name for c in stream_configs()] + [kv_stream(b) for b in BUCKETS]:
+    partitions = (await layout(js)).partitions
+    await check_partitions(js, partitions)
+    for name in [c.name for c in stream_configs(1, partitions)] + [kv_stream(b) for b in BUCKETS]:
         try:
             await js.stream_info(name)
         except NotFoundError:
             missing.append(name)
     return missing
+
+
+PARTITIONS_ASK = "zc.partitions"
+PARTITIONS_TOLD = "zc.partitions.*"
+
+
+class NoPartitions(Exception):
+    """The server maps no partitions: its account block was made before partitions."""
+
+
+_layouts: "weakref.WeakKeyDictionary[object, Layout]" = weakref.WeakKeyDictionary()
+
+
+async def layout(js: JetStreamContext) -> Layout:
+    """The partitions the server's account maps games to, asked once per connection: a message on
+    zc.partitions comes back on zc.partitions.<P> (access.py: mappings)."""
+    nc = js._nc
+    if nc in _layouts:
+        return _layouts[nc]
+    told: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    async def on_told(msg) -> None:
+        if not told.done():
+            told.set_result(msg.subject)
+    sub = await nc.subscribe(PARTITIONS_TOLD, cb=on_told)
+    plain = await nc.subscribe(PARTITIONS_ASK, cb=on_told)
+    try:
+        await nc.publish(PARTITIONS_ASK, b"")
+        subject = await asyncio.wait_for(told, 5.0)
+    except TimeoutError:
+        raise NoPartitions("the server did not answer on zc.partitions (a login without that right?)") from None
+    finally:
+        await sub.unsubscribe()
+        await plain.unsubscribe()
+    if subject == PARTITIONS_ASK or not subject.rsplit(".", 1)[-1].isdigit():
+        raise NoPartitions("the server maps no partitions: its accounts block predates them; make it again "
+                           "with `zioncheck credentials --deploy --partitions P`")
+    found = _layouts[nc] = Layout(int(subject.rsplit(".", 1)[-1]))
+    return found
+
+
+class PartitionMismatch(Exception):
+    """The store's partition streams are not the ones the server's mapping sends games to."""
+
+
+async def stream_names(js: JetStreamContext, subject: str) -> list[str]:
+    """The streams holding any subject under `subject` (a filter)."""
+    names: list[str] = []
+    while True:
+        reply = await js._nc.request("$JS.API.STREAM.NAMES", json.dumps(
+            {"subject": subject, "offset": len(names)}).encode(), timeout=5.0)
+        answer = json.loads(reply.data)
+        page = answer.get("streams") or []
+        names += page
+        if not page or len(names) >= answer.get("total", 0):
+            return sorted(names)
+
+
+async def check_partitions(js: JetStreamContext, partitions: int) -> None:
+    """Raise PartitionMismatch, in one line, when the store was made for another P than the mapping's."""
+    found = {int(name.rsplit("_", 1)[1]) for name in await stream_names(js, "zc.log.>")
+             if name.startswith(f"{LOG}_") and name.rsplit("_", 1)[1].isdigit()}
+    if found and found != set(range(partitions)):
+        raise PartitionMismatch(
+            f"the server maps games to {partitions} partition(s) but the store holds the logs of {len(found)} "
+            f"({', '.join(log_stream(p) for p in sorted(found))}): deploy with --partitions {len(found)}, "
+            f"the P the store was made with")
+
+
+async def spread_leaders(js: JetStreamContext, partitions: int) -> list[str]:
+    """On a cluster, the partition streams' leaders over every node in turn (a stream's appends are
+    stored by its leader): ZC_COMMANDS_0 on the first node, ZC_LOG_0 on the second, and so on. Asks a
+    leader to step down for the preferred node only when some node leads more than its share."""
+    streams = [name for p in range(partitions) for name in (commands_stream(p), log_stream(p))]
+    infos = {name: await js.stream_info(name) for name in streams}
+    first = infos[streams[0]].cluster
+    if first is None or not first.replicas:
+        return []
+    nodes = sorted({first.leader, *(peer.name for peer in first.replicas)} - {None})
+    leaders = {name: info.cluster.leader for name, info in infos.items() if info.cluster}
+    share = -(-len(streams) // len(nodes))
+    if all(list(leaders.values()).count(node) <= share for node in nodes):
+        return []
+    changes = []
+    for index, name in enumerate(streams):
+        wanted = nodes[index % len(nodes)]
+        if leaders.get(name) == wanted:
+            continue
+        with contextlib.suppress(Exception):  # a leader that will not move now stays; the next start tries again
+            await js._nc.request(f"$JS.API.STREAM.LEADER.STEPDOWN.{name}",
+                                 json.dumps({"placement": {"preferred": wanted}}).encode(), timeout=5.0)
+            changes.append(f"{name}: leader {leaders.get(name)} -> {wanted}")
+    return changes

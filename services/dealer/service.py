@@ -17,8 +17,8 @@ from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.domain.fairness import commitment
 from zioncheck.domain.seeded import deal_from_seed, reshuffle_order, reshuffle_refusal
-from zioncheck.services.bus.log_store import read_batches
-from zioncheck.services.bus.topology import LOG, SEEDS, command_subject, log_subject, seed_key, valid_game_id
+from zioncheck.services.bus.log_store import next_message, read_batches
+from zioncheck.services.bus.topology import SEEDS, command_subject, seed_key, valid_game_id
 from zioncheck.services.observability import DEALS, REFUSED_ASKS, RESHUFFLES, SEEDS_REVEALED
 
 log = structlog.get_logger("dealer")
@@ -94,7 +94,7 @@ class DealerService:
         """How the game started (players, decks, first dealer): its first log message."""
         if game not in self.openings:
             try:
-                first = await self.js.get_msg(LOG, seq=1, subject=log_subject(game), next=True)
+                first = await next_message(self.js, game, 0)
             except NotFoundError:
                 return None
             self.openings[game] = decode_batch(first.data).events[0]

@@ -16,13 +16,11 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.events import HandDealt
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
-from zioncheck.services.bus.log_store import read_batches, stored_games
+from zioncheck.services.bus.log_store import last_message, read_batches, stored_games
 from zioncheck.services.bus.topology import (
-    LOG,
     VIEWS,
     kv_stream,
     kv_subject,
-    log_subject,
     public_view_key,
     valid_game_id,
 )
@@ -67,7 +65,7 @@ class Reads:
         if not valid_game_id(game):
             raise GameNotFound(game)
         try:
-            await self.js.get_msg(LOG, subject=log_subject(game))
+            await last_message(self.js, game)
         except NotFoundError:
             raise GameNotFound(game) from None
 

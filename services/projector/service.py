@@ -16,8 +16,8 @@ from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import Batch, decode_batch
 from zioncheck.domain.views import Projection, advance
-from zioncheck.services.bus.log_store import read_stored
-from zioncheck.services.bus.topology import LOG, VIEWS, log_subject
+from zioncheck.services.bus.log_store import read_stored, where
+from zioncheck.services.bus.topology import VIEWS
 from zioncheck.services.bus.view_store import last_feed_seq, publish_feed, write_views
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
 
@@ -109,7 +109,8 @@ class ProjectorService:
     async def _catch_up(self, projected: ProjectedGame, game: str, before: int) -> None:
         """Fold the game's log messages after the last one folded, up to (not including) `before`:
         read in batched direct gets, as a whole log is read (services/bus/log_store.py)."""
-        found, _ = await read_stored(self.js, LOG, log_subject(game), after=projected.last)
+        stream, subject = await where(self.js, game)
+        found, _ = await read_stored(self.js, stream, subject, after=projected.last)
         for seq, data in found:
             if seq >= before:
                 return

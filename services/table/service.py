@@ -1,6 +1,7 @@
 """The table service: the single writer of each game's log.
 
-Commands arrive on zc.cmd.<game>.<origin> through a durable consumer. For each one the
+Commands arrive on zc.cmd.<p>.<game>.<origin> through partition p's consumer, which the server
+delivers to one table instance at a time (services/bus/consumers.py: PinnedConsumer). For each one the
 table folds the game's log (cached), applies every earlier command of the game
 it has not applied yet (so delivery order, redelivery after a crash, or a second
 instance cannot reorder a game), decides, and appends the events as one batch.
@@ -28,8 +29,12 @@ from zioncheck.contracts.log import Batch, encode, tag_of
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.services.bus import log_store
 from zioncheck.services.bus.log_store import LogConflict, LoggedGame
-from zioncheck.services.bus.topology import COMMANDS as COMMAND_STREAM
-from zioncheck.services.bus.topology import RESHUFFLE, command_subject, origin_of, rejected_subject
+from zioncheck.services.bus.topology import (
+    RESHUFFLE,
+    layout,
+    origin_of,
+    rejected_subject,
+)
 from zioncheck.services.observability import ACTIVE_GAMES, APPEND_SECONDS, COMMANDS, EVENTS_APPENDED, LOG_CONFLICTS
 
 log = structlog.get_logger("table")
@@ -68,14 +73,15 @@ class TableService:
         """Read the game's commands from the stream itself, in stream order, up to `seq`;
         or, when this epoch's deliveries already proved the game in order, take the delivered one."""
         logged = await self._log(game)
+        where = await layout(self.js)
         if delivered is not None and epoch and logged.in_order_since == epoch and logged.applied < seq:
             await self._apply(logged, seq, delivered.data, origin_of(delivered.subject))
             return
         while logged.applied < seq:
             # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
             # stream, so what it returns is truly the next command (or nothing yet: retried).
-            command = await self.js.get_msg(COMMAND_STREAM, seq=logged.applied + 1,
-                                            subject=command_subject(game, "*"), next=True, direct=True)
+            command = await self.js.get_msg(where.commands_stream(game), seq=logged.applied + 1,
+                                            subject=where.command_filter(game), next=True, direct=True)
             await self._apply(logged, command.seq, command.data or b"", origin_of(command.subject))
         if delivered is not None:
             logged.in_order_since = epoch

@@ -7,12 +7,12 @@ from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import Deal, StartGame
 from zioncheck.domain.dealing import first_dealer_of
 from zioncheck.services.bus.topology import (
-    COMMANDS,
     FEED,
     SEEDS,
     command_subject,
     feed_subject,
     new_game_id,
+    layout,
     origin_of,
     seed_key,
 )
@@ -49,7 +49,9 @@ async def stored_messages(client: GameClient, stream: str, subject: str) -> list
 
 async def stored_commands(client: GameClient, game: str) -> list[tuple[bytes, str]]:
     """The game's commands as the stream holds them: (bytes, origin), in order."""
-    return [(msg.data, origin_of(msg.subject)) for msg in await stored_messages(client, COMMANDS, command_subject(game, "*"))]
+    where = await layout(client.js)
+    stored = await stored_messages(client, where.commands_stream(game), where.command_filter(game))
+    return [(msg.data, origin_of(msg.subject)) for msg in stored]
 
 
 async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:

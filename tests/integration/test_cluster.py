@@ -26,7 +26,7 @@ from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access, connect, make_credentials, routes_block
 from zioncheck.services.bus.embedded import config_text, free_port, server_binary
 from zioncheck.services.bus.log_store import read_batches
-from zioncheck.services.bus.topology import COMMANDS, LOG, stream_configs
+from zioncheck.services.bus.topology import commands_stream, layout, log_stream, stream_configs
 from zioncheck.services.wiring import SERVICES, Services
 
 EXAMPLE = Path(__file__).parent.parent / "scenarios" / "example.json"
@@ -85,7 +85,7 @@ async def test_a_scenario_plays_the_same_on_a_three_node_cluster_with_three_repl
     await again.stop()
     nc = await connect(cluster.access, "operator")
     try:
-        for config in stream_configs():
+        for config in stream_configs(partitions=(await layout(nc.jetstream())).partitions):
             assert (await nc.jetstream().stream_info(config.name)).config.num_replicas == 3, config.name
     finally:
         await nc.close()
@@ -155,10 +155,10 @@ async def test_bot_games_finish_with_nothing_lost_when_a_node_is_killed_and_anot
         for follower in games:
             await follower.wait_until(lambda f: f.state.hand >= 2, timeout=120)
 
-        killed = await leader_of(client, LOG)     # kill -9 the node leading the game logs
+        killed = await leader_of(client, log_stream(0))     # kill -9 the node leading partition 0's log
         nodes.nodes[killed].kill()
         await moved_on(games, 20)                 # two nodes left: a new leader, and play goes on
-        frozen = await leader_of(client, COMMANDS)
+        frozen = await leader_of(client, commands_stream(0))
         frozen = frozen if frozen != killed else (killed + 1) % 3
         assert not any(f.state.game_over for f in games), "the games ended before the faults"
         nodes.nodes[frozen].pause()               # one node left: no quorum, every append waits
@@ -178,6 +178,49 @@ async def test_bot_games_finish_with_nothing_lost_when_a_node_is_killed_and_anot
             assert audit(entries_of(stored)).problems == []
             standings = await client.final_standings(follower.game, timeout=60)
             assert standings is not None and len(standings.hands) == 6, f"{follower.game}: a hand not scored"
+            commands = await stored_commands(client, follower.game)
+            assert [e for b in stored for e in b.events] == uninterrupted(
+                commands, await dealer_seeds(client, follower.game)), f"{follower.game}: an event lost or doubled"
+    finally:
+        for task in plays:
+            task.cancel()
+        await client.close()
+        await services.stop()
+
+
+async def test_partitions_lead_from_every_node_and_their_games_finish_when_one_node_is_killed(nodes):
+    """Each partition's streams have a leader of their own; the operator's start spreads those leaders
+    over the nodes, so a cluster adds appends in parallel, not only safety. Mid-game the node leading
+    partition 0's log gets SIGKILL; the games of every partition finish, nothing lost or doubled."""
+    services = await started(nodes.access)
+    client = await ResendingClient.connect(nodes.access, "operator")
+    plays = []
+    try:
+        where = await layout(client.js)
+        streams = where.commands_streams() + where.log_streams()
+        for _ in range(50):  # the leaders asked to step down for their preferred node have moved
+            leaders = {stream: await leader_of(client, stream) for stream in streams}
+            if max(list(leaders.values()).count(node) for node in range(3)) <= -(-len(streams) // 3):
+                break
+            await asyncio.sleep(0.1)
+        assert max(list(leaders.values()).count(node) for node in range(3)) <= -(-len(streams) // 3), leaders
+        games = []
+        while {where.of(f.game) for f in games} != set(range(where.partitions)) or len(games) < 2:
+            game = new_game()
+            follower = await client.follow(game)
+            await client.send(game, StartGame(game_id=game, players=3))
+            rng = random.Random(len(games))
+            games.append(follower)
+            plays.append(asyncio.create_task(
+                play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(3)}, rng)))
+        for follower in games:
+            await follower.wait_until(lambda f: f.state.hand >= 2 or f.state.game_over, timeout=120)
+        nodes.nodes[leaders[log_stream(0)]].kill()
+        await asyncio.wait_for(asyncio.gather(*plays), timeout=300)
+        for follower in games:
+            await follower.wait_until(lambda f: all(f.state.seeds), timeout=60)
+            stored = [batch for _, batch in await read_batches(client.js, follower.game)]
+            assert stored == follower.batches and follower.state.game_over
             commands = await stored_commands(client, follower.game)
             assert [e for b in stored for e in b.events] == uninterrupted(
                 commands, await dealer_seeds(client, follower.game)), f"{follower.game}: an event lost or doubled"

@@ -8,7 +8,7 @@ from zioncheck.client import GameClient
 from zioncheck.contracts.commands import Discard, DrawStock
 from zioncheck.contracts.events import Discarded, StockDrawn
 from zioncheck.contracts.log import Batch, encode
-from zioncheck.services.bus.topology import BATCH_HEADER, live_subject, log_subject
+from zioncheck.services.bus.topology import BATCH_HEADER, layout, live_subject
 
 HANDS = [["AS", "2S", "9D", "KH"], ["3S", "4S", "9C", "KD"]]
 STOCK = ["5S", "6S", "7S", "8S", "5H", "6H"]
@@ -59,10 +59,11 @@ async def test_an_append_the_log_refuses_never_reaches_a_follower(services, clie
     zc.log.>; followers hear only what the server republishes once stored."""
     follower = await stacked_game(client, 2, HANDS, STOCK)
     stale = Batch(cause=999_999, events=[StockDrawn(seat=1, card="KD")])
+    where = await layout(client.js)
     headers = {"Nats-Expected-Last-Subject-Sequence": "1", BATCH_HEADER: str(len(follower.batches) + 1),
-               "Nats-Expected-Last-Subject-Sequence-Subject": log_subject(follower.game)}
+               "Nats-Expected-Last-Subject-Sequence-Subject": where.log_subject(follower.game)}
     with pytest.raises(BadRequestError):
-        await client.js.publish(log_subject(follower.game, "move"), encode(stale), headers=headers)
+        await client.js.publish(where.log_subject(follower.game, "move"), encode(stale), headers=headers)
     seq = await client.send(follower.game, DrawStock(seat=0))
     [drawn] = await follower.outcome(seq, timeout=10)
     assert isinstance(drawn, StockDrawn) and drawn.seat == 0

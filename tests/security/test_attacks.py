@@ -19,15 +19,16 @@ from zioncheck.contracts.events import HandDealt, Rejected
 from zioncheck.contracts.log import Batch, encode
 from zioncheck.contracts.views import decode_public_view
 from zioncheck.services.bus.topology import (
-    COMMANDS,
     LOG,
     RESHUFFLE,
     SEEDS,
     VIEWS,
     command_subject,
+    commands_stream,
     kv_stream,
+    layout,
     live_subject,
-    log_subject,
+    log_stream,
     public_view_key,
     rejected_subject,
     seat_view_key,
@@ -105,13 +106,14 @@ async def test_players_and_spectators_cannot_read_hidden_cards_in_the_log_or_its
     await asyncio.sleep(0.3)
     assert heard == [], "a hidden card reached a player"
     assert await attacker.refused("zc.live.>") and await attacker.refused("zc.log.>")
+    where = await layout(client.js)
     with pytest.raises(NatsTimeout):  # a direct read of the log
-        await attacker.js.get_msg(LOG, seq=1, subject=log_subject(game))
+        await attacker.js.get_msg(where.log_stream(game), seq=1, subject=where.log_subject(game))
     with pytest.raises(NatsTimeout):  # a consumer on the log
-        await attacker.js.subscribe(log_subject(game), stream=LOG, ordered_consumer=True)
+        await attacker.js.subscribe(where.log_subject(game), stream=where.log_stream(game), ordered_consumer=True)
     with pytest.raises(NatsTimeout):  # a batched direct get, as the services read a whole log
-        await attacker.nc.request(f"$JS.API.DIRECT.GET.{LOG}",
-                                  f'{{"seq": 1, "next_by_subj": "{log_subject(game)}", "batch": 100}}'.encode(),
+        await attacker.nc.request(f"$JS.API.DIRECT.GET.{where.log_stream(game)}",
+                                  f'{{"seq": 1, "next_by_subj": "{where.log_subject(game)}", "batch": 100}}'.encode(),
                                   timeout=REFUSED)
 
 
@@ -136,7 +138,7 @@ async def test_only_the_table_appends_to_a_games_log(services, client, login, us
     attacker = await login(user)
     forged = Batch(cause=10**9, events=[Rejected(seat=0, command="x", reason="bad_command", detail="forged")])
     with pytest.raises(NatsTimeout):
-        await attacker.js.publish(log_subject(game, "hand"), encode(forged))
+        await attacker.js.publish((await layout(client.js)).log_subject(game, "hand"), encode(forged))
     assert await attacker.refused("zc.log.")
     assert await log_of(client, game) == before
     # and the game goes on: the forged cause stopped nothing
@@ -156,7 +158,8 @@ async def test_a_role_header_gives_no_authority_and_only_the_dealer_publishes_de
     assert refused.reason == "bad_command" and refused.detail.startswith("only the dealer")
     with pytest.raises(NatsTimeout):
         await attacker.js.publish(command_subject(follower.game, "dealer"), deal)
-    assert await attacker.refused(command_subject(follower.game, "dealer"))
+    # checked as the subject the account's mapping makes of it: zc.cmd.<p>.<game>.dealer
+    assert await attacker.refused(f"{follower.game}.dealer")
 
 
 async def test_nobody_but_the_projector_writes_views(services, client, login):
@@ -219,7 +222,7 @@ async def test_nobody_publishes_on_the_subjects_followers_trust(services, client
         attacker = await login(user)
         over = Batch(cause=1, events=[Rejected(seat=0, command="x", reason="bad_command", detail="forged")])
         await attacker.nc.publish(subject.format(game=game), encode(over), headers={"Zc-Batch": "2",
-                                                                                    "Nats-Stream": LOG})
+                                                                                    "Nats-Stream": f"{LOG}_0"})
         assert await attacker.refused(subject.format(game=game)), user
 
 
@@ -298,8 +301,13 @@ async def test_a_spectator_reads_public_views_only_and_a_platform_every_seat(ser
 @pytest.mark.parametrize("user", OUTSIDERS + ("table", "dealer", "scoring", "projector"))
 async def test_no_service_or_client_changes_or_removes_a_stream(nats_server, services, login, user):
     attacker = await login(user)
-    for call in (f"STREAM.UPDATE.{LOG}", f"STREAM.DELETE.{LOG}", f"STREAM.PURGE.{COMMANDS}",
-                 "STREAM.CREATE.EVIL", f"CONSUMER.DELETE.{COMMANDS}.zc-tables"):
+    where = await layout(attacker.js) if user != "platform" and user != "spectator" else None
+    partitions = where.partitions if where else 2
+    calls = ["STREAM.CREATE.EVIL", "CONSUMER.UNPIN.ZC_COMMANDS_0.zc-tables"] * (user != "table")
+    for p in range(partitions):
+        calls += [f"STREAM.UPDATE.{log_stream(p)}", f"STREAM.DELETE.{log_stream(p)}",
+                  f"STREAM.PURGE.{commands_stream(p)}", f"CONSUMER.DELETE.{commands_stream(p)}.zc-tables"]
+    for call in calls:
         if user in ("table",) and call.startswith("CONSUMER.DELETE"):
             continue  # the table may drop its own consumer; it is recreated on start
         with pytest.raises(NatsTimeout):
@@ -310,12 +318,12 @@ async def test_starting_services_never_changes_an_existing_streams_config(nats_s
     from zioncheck.services.wiring import SERVICES, Services
     running = await Services().start(SERVICES, nats_server.access)
     await running.stop()
-    info = await client.js.stream_info(LOG)
+    info = await client.js.stream_info(log_stream(0))
     await client.js.update_stream(info.config.evolve(max_age=86400.0 * 365))
     running = await Services().start(SERVICES, nats_server.access)  # no replicas given: nothing to change
     await running.stop()
-    assert (await client.js.stream_info(LOG)).config.max_age == 86400.0 * 365
-    assert (await client.js.stream_info(LOG)).config.num_replicas == 1
+    assert (await client.js.stream_info(log_stream(0))).config.max_age == 86400.0 * 365
+    assert (await client.js.stream_info(log_stream(0))).config.num_replicas == 1
 
 
 async def test_a_seed_stays_hidden_until_its_hand_ends_and_then_checks_out(services, client):
@@ -330,7 +338,7 @@ async def test_a_log_message_no_service_can_read_is_dropped_at_once_not_retried(
     """Only the table writes the log, so this takes the operator's login: an old store, or a bug."""
     dropped = DROPPED.labels("log")._value.get()
     game = new_game()
-    await client.js.publish(log_subject(game, "hand"), b"\x00 not a batch")
+    await client.js.publish((await layout(client.js)).log_subject(game, "hand"), b"\x00 not a batch")
     for _ in range(100):
         if DROPPED.labels("log")._value.get() >= dropped + 3:  # dealer, scoring and projector each drop it
             break
@@ -340,13 +348,29 @@ async def test_a_log_message_no_service_can_read_is_dropped_at_once_not_retried(
     assert DROPPED.labels("log")._value.get() == dropped + 3
 
 
-async def test_a_store_from_before_origins_gets_its_command_subjects_changed_and_said(nats_server, client):
-    """A commands stream made when commands had no origin token is moved, explicitly, by the operator."""
-    from nats.js.api import StreamConfig
+async def test_a_command_published_straight_into_another_partition_is_dropped_never_applied(
+        services, client, login):
+    """The server checks a seat's publish as the mapped subject, zc.cmd.<p>.<game>.play, so a platform may
+    name a partition itself: one that is not the game's is dropped by the table, and the game goes on."""
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    where = await layout(client.js)
+    wrong = (where.of(follower.game) + 1) % where.partitions
+    platform = await login("platform")
+    dropped = DROPPED.labels("command")._value.get()
+    await platform.js.publish(f"zc.cmd.{wrong}.{follower.game}.play", encode(DrawStock(seat=0)))
+    for _ in range(60):
+        if DROPPED.labels("command")._value.get() > dropped:
+            break
+        await asyncio.sleep(0.05)
+    assert DROPPED.labels("command")._value.get() == dropped + 1
+    [drawn] = await follower.outcome(await client.send(follower.game, DrawStock(seat=0)))
+    assert drawn.card == "5S", "the game went on, the misplaced command never applied"
 
-    from zioncheck.services.wiring import prepare_topology
-    await client.js.add_stream(StreamConfig(name=COMMANDS, subjects=["zc.cmd.*"]))
-    changes = await prepare_topology(nats_server.access)
-    assert any(line.startswith(f"{COMMANDS}: subjects zc.cmd.* -> zc.cmd.*.*") for line in changes), changes
-    assert (await client.js.stream_info(COMMANDS)).config.subjects == ["zc.cmd.*.*"]
-    assert await prepare_topology(nats_server.access) == [], "a second start changes nothing"
+
+async def test_no_login_can_tell_the_services_another_partition_count(services, client, login):
+    """zc.partitions.<P> is published by the server's mapping; a login may publish only the true P there."""
+    where = await layout(client.js)
+    for user in OUTSIDERS + ("table", "dealer", "scoring", "projector"):
+        attacker = await login(user)
+        await attacker.nc.publish(f"zc.partitions.{where.partitions + 1}", b"")
+        assert await attacker.refused(f"zc.partitions.{where.partitions + 1}"), user

@@ -15,7 +15,7 @@ from zioncheck.application.scenario import load, run
 from zioncheck.cli.scenario_over_nats import play
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import free_port, reachable, server_binary
-from zioncheck.services.bus.topology import LOG, log_subject
+from zioncheck.services.bus.topology import log_stream, log_subject
 from zioncheck.services.wiring import SERVICES, Services
 
 pytestmark = pytest.mark.security
@@ -53,7 +53,7 @@ async def test_the_shipped_single_node_config_refuses_strangers_and_plays_for_it
         scenario = load(EXAMPLE.read_bytes())
         assert await play(scenario, shipped, services) == run(scenario)
         with pytest.raises(NatsTimeout):
-            await platform.js.get_msg(LOG, seq=1, subject=log_subject("*"))
+            await platform.js.get_msg(log_stream(0), seq=1, subject=log_subject(0, "*"))
     finally:
         await platform.close()
         await services.stop()

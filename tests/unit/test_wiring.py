@@ -1,7 +1,9 @@
 """Every service is declared once (services/wiring.py), and what it declares agrees with its login's rights."""
 from fnmatch import fnmatchcase
 
-from zioncheck.services.bus.access import PERMISSIONS
+import pytest
+
+from zioncheck.services.bus.access import PERMISSIONS, permissions
 from zioncheck.services.bus.topology import kv_stream
 from zioncheck.services.wiring import SERVICES, SPECS
 
@@ -15,16 +17,24 @@ def test_each_service_logs_in_as_a_role_of_its_own_name():
     assert len(set(SERVICES)) == len(SPECS)
 
 
-def test_what_a_service_takes_in_is_what_its_login_may_read():
+@pytest.mark.parametrize("partitions", [1, 2, 5])
+def test_what_a_service_takes_in_is_what_its_login_may_read_in_every_partition(partitions):
+    rights = permissions(partitions)
     for spec in SPECS:
         for takes in spec.takes:
+            for p in range(partitions):
+                if takes.stream:
+                    stream = takes.stream(p)
+                    assert f"$JS.API.CONSUMER.CREATE.{stream}" in rights[spec.name].publish, \
+                        f"{spec.name} may not read {stream}"
+                    pull = f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{takes.group}"
+                    assert pull in rights[spec.name].publish, f"{spec.name} may not pull from {takes.group} on {stream}"
+                else:
+                    assert any(fnmatchcase(takes.subject(p), allowed) for allowed in rights[spec.name].subscribe), \
+                        f"{spec.name} may not subscribe to {takes.subject(p)}"
             if takes.stream:
-                assert may_read_stream(spec.name, takes.stream), f"{spec.name} may not read {takes.stream}"
-                pull = f"$JS.API.CONSUMER.DURABLE.CREATE.{takes.stream}.{takes.group}"
-                assert pull in PERMISSIONS[spec.name].publish, f"{spec.name} may not use its consumer {takes.group}"
-            else:
-                assert any(fnmatchcase(takes.subject, allowed) for allowed in PERMISSIONS[spec.name].subscribe), \
-                    f"{spec.name} may not subscribe to {takes.subject}"
+                assert f"$JS.API.CONSUMER.CREATE.{takes.stream(partitions)}" not in rights[spec.name].publish, \
+                    "a partition past P"
 
 
 def test_no_service_but_the_dealer_may_read_the_seeds():

@@ -1,0 +1,147 @@
+"""Moving a store of the layout before partitions (one ZC_COMMANDS on zc.cmd.<game>.<origin>, one
+ZC_LOG on zc.log.<game>.<kind>) into the partition streams: `zioncheck migrate`.
+
+Each game's commands are copied, in order, into its partition's commands stream, and its log
+batches appended to its partition's log through the log store's guarded append, each batch's
+`cause` renumbered to its command's new sequence: the table, reading the game's log, finds every
+copied command applied and goes on with the next. The services' consumers on the partition
+streams are made to start after the copies, so no service handles a moved game's history again
+(no second deal, no second score). The old streams stay as they were, to be removed by the
+operator once the moved games are checked (`zioncheck games`, `zioncheck replay`). Standings name
+the log sequence they were folded up to; that is renumbered too.
+
+It runs with the services stopped, before they first start on the partitioned layout: it refuses
+when a partition stream holds anything already.
+"""
+import json
+from collections.abc import Callable
+
+import msgspec
+from msgspec.structs import replace
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import KeyNotFoundError, NotFoundError
+
+from zioncheck.contracts.log import Batch, decode_batch, encode
+from zioncheck.contracts.scores import Standings
+from zioncheck.services.bus import log_store
+from zioncheck.services.bus.consumers import consumer_config, pinned_consumer_config
+from zioncheck.services.bus.topology import (
+    COMMANDS,
+    LOG,
+    STANDINGS,
+    commands_stream,
+    ensure_topology,
+    game_of,
+    layout,
+    log_stream,
+    origin_of,
+    stored_command_subject,
+)
+
+
+class MigrationRefused(Exception):
+    """The store cannot be moved as it is (said in one line)."""
+
+
+async def old_games(js: JetStreamContext) -> dict[str, int]:
+    """The games the old log stream holds, and their batches (empty when there is no old stream)."""
+    try:
+        info = await js.stream_info(LOG, subjects_filter="zc.log.*.*")
+    except NotFoundError:
+        return {}
+    counts: dict[str, int] = {}
+    for subject, count in (info.state.subjects or {}).items():
+        counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
+    return dict(sorted(counts.items()))
+
+
+async def _stored(js: JetStreamContext, stream: str, subject: str) -> list:
+    """Every message of `stream` on `subject`, oldest first (an ordered consumer: no request a message)."""
+    try:
+        last = await js.get_msg(stream, subject=subject)
+    except NotFoundError:
+        return []
+    found = []
+    sub = await js.subscribe(subject, stream=stream, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
+    try:
+        while not found or found[-1].metadata.sequence.stream < last.seq:
+            found.append(await sub.next_msg(timeout=10))
+    finally:
+        await sub.unsubscribe()
+    return found
+
+
+async def migrate(js: JetStreamContext, say: Callable[[str], None] = lambda line: None) -> int:
+    """Move every game of the old streams; returns how many were moved."""
+    games = await old_games(js)
+    if not games:
+        say(f"nothing to move: no {LOG} stream of the layout before partitions")
+        return 0
+    await ensure_topology(js, say=say)
+    where = await layout(js)
+    for p in range(where.partitions):
+        for stream in (commands_stream(p), log_stream(p)):
+            held = (await js.stream_info(stream)).state.messages
+            if held:
+                raise MigrationRefused(f"{stream} holds {held} message(s) already: move the old store into fresh "
+                                       f"partition streams, before the services first start on them")
+    for game in games:
+        p = where.of(game)
+        renumbered: dict[int, int] = {}
+        for msg in await _stored(js, COMMANDS, f"zc.cmd.{game}.*"):
+            ack = await js.publish(stored_command_subject(p, game, origin_of(msg.subject)), msg.data,
+                                   stream=commands_stream(p))
+            renumbered[msg.metadata.sequence.stream] = ack.seq
+        logged = log_store.LoggedGame(game=game, stream=where.log_stream(game), subject=where.log_subject(game))
+        moved: dict[int, int] = {}   # each batch's old log sequence -> its new one
+        for msg in await _stored(js, LOG, f"zc.log.{game}.*"):
+            batch = decode_batch(msg.data)
+            await log_store.append(js, logged, Batch(cause=renumbered[batch.cause], events=batch.events))
+            moved[msg.metadata.sequence.stream] = logged.last_seq
+        await _standings_renumbered(js, game, moved)
+        say(f"moved {game}: {len(renumbered)} commands and {logged.batches} batches into partition {p}")
+    await _consumers_after_the_copies(js, where.partitions)
+    say(f"moved {len(games)} game(s); {COMMANDS} and {LOG} are left as they were, for the operator to remove")
+    return len(games)
+
+
+async def _standings_renumbered(js: JetStreamContext, game: str, moved: dict[int, int]) -> None:
+    """The game's standings name the log sequence they were folded up to (scoring skips a fold that is not
+    past it): renumbered to the moved log, so the next hand end is scored."""
+    kv = await js.key_value(STANDINGS)
+    try:
+        standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+    except KeyNotFoundError:
+        return
+    if standings.log_seq in moved:
+        await kv.put(game, encode(replace(standings, log_seq=moved[standings.log_seq])))
+
+
+async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> None:
+    """Each service's durable consumer on each partition stream, starting after the moved messages."""
+    from zioncheck.services.wiring import SPECS  # the services' own declarations of what they take
+    for p in range(partitions):
+        for spec in SPECS:
+            for takes in spec.takes:
+                if takes.stream is None:
+                    continue
+                stream = takes.stream(p)
+                start = (await js.stream_info(stream)).state.last_seq + 1
+                try:  # made by a start of the services on the empty streams: made again, after the copies
+                    await js.delete_consumer(stream, takes.group)
+                except NotFoundError:
+                    pass
+                if takes.kind == "commands":
+                    config = pinned_consumer_config(takes.group) | {
+                        "deliver_policy": "by_start_sequence", "opt_start_seq": start}
+                    reply = await js._nc.request(f"$JS.API.CONSUMER.CREATE.{stream}.{takes.group}", json.dumps(
+                        {"stream_name": stream, "config": config}).encode(), timeout=5.0)
+                    if "error" in json.loads(reply.data):
+                        raise MigrationRefused(f"consumer {takes.group} on {stream}: {json.loads(reply.data)['error']}")
+                    continue
+                base = consumer_config()
+                await js.add_consumer(stream, ConsumerConfig(
+                    durable_name=takes.group, filter_subject=takes.subject(p), ack_policy=AckPolicy.EXPLICIT,
+                    ack_wait=base.ack_wait, max_ack_pending=base.max_ack_pending, max_deliver=base.max_deliver,
+                    deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start))

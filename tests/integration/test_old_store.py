@@ -1,0 +1,72 @@
+"""A store written before partitions (tests/fixtures/store-v1.tar.gz, made by tests/fixtures/make_store_v1.py)
+opens with the partitioned layout after `zioncheck migrate`: its finished game replays to the same
+hash, and its live game, left in hand 2, plays on to its end exactly as one table would play it."""
+import json
+import random
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from nats_backends import start_nats
+
+from over_nats import dealer_seeds, stored_commands, uninterrupted
+from zioncheck.application.replay import state_hash
+from zioncheck.bots import make_bot
+from zioncheck.client import GameClient
+from zioncheck.domain import GameState, fold
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.wiring import SERVICES, Services
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def migrate(server) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "migrate", *server.cli_args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("partitions", [2, 3])  # the two games in one partition, then in two
+async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_play_on(
+        tmp_path, monkeypatch, partitions):
+    monkeypatch.setenv("ZIONCHECK_PARTITIONS", str(partitions))
+    facts = json.loads((FIXTURES / "store-v1.json").read_text())
+    with tarfile.open(FIXTURES / "store-v1.tar.gz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    server = start_nats(tmp_path / "jetstream")
+    client = None
+    try:
+        moved = migrate(server)
+        assert moved.returncode == 0, moved.stderr
+        assert f"moved {facts['finished']}: " in moved.stdout and f"moved {facts['live']}: " in moved.stdout
+        client = await GameClient.connect(server.access, "operator")
+
+        finished = [batch for _, batch in await read_batches(client.js, facts["finished"])]
+        assert len(finished) == facts["finished_batches"]
+        assert state_hash(fold(GameState(), [e for b in finished for e in b.events])) == facts["finished_hash"]
+
+        services = await Services().start(SERVICES, server.access)
+        try:
+            follower = await client.follow(facts["live"])
+            assert len(follower.batches) == facts["live_batches"] and follower.state.hand == facts["live_hand"]
+            rng = random.Random(1)
+            await play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(2)}, rng)
+            await follower.wait_until(lambda f: all(f.state.seeds), timeout=60)
+            assert follower.state.game_over
+            logged = [e for b in follower.batches for e in b.events]
+            game = facts["live"]
+            assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+            standings = await client.final_standings(game)
+            assert standings is not None and standings.totals == list(follower.state.totals)
+            again = [batch for _, batch in await read_batches(client.js, facts["finished"])]
+            assert again == finished, "no service handled the moved history again"
+        finally:
+            await services.stop()
+        twice = migrate(server)
+        assert twice.returncode == 2 and "holds" in twice.stderr and "\n" not in twice.stderr.strip()
+    finally:
+        if client is not None:
+            await client.close()
+        server.stop()

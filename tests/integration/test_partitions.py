@@ -1,0 +1,170 @@
+"""Games spread over partitions: the server's mapping and the shared function agree on every game's
+partition, each partition is worked by one table instance at a time, and another takes over when it
+dies (services/bus/topology.py, services/bus/consumers.py: PinnedConsumer)."""
+import asyncio
+import os
+import random
+import signal
+import string
+import time
+
+import nats
+import pytest
+from nats_backends import start_nats
+
+from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
+from test_crash_and_fork import start_table
+from zioncheck.bots import make_bot
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.access import connect
+from zioncheck.services.bus.topology import (
+    PartitionMismatch,
+    command_subject,
+    game_of,
+    layout,
+    partition_in,
+    partition_of,
+)
+from zioncheck.services.wiring import Services
+
+
+def some_game_ids(count: int) -> list[str]:
+    rng = random.Random(10)
+    letters = string.ascii_letters + string.digits + "-_"
+    ids = ["a", "Z", "0", "-", "_", "x" * 64, "game-1a2b3c4d5e6f"]
+    ids += [new_game() for _ in range(count // 2)]
+    ids += ["".join(rng.choice(letters) for _ in range(rng.randint(1, 64))) for _ in range(count - len(ids))]
+    return ids
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 3, 4, 7])
+async def test_the_servers_mapping_and_partition_of_put_every_game_in_the_same_partition(
+        tmp_path, monkeypatch, partitions):
+    monkeypatch.setenv("ZIONCHECK_PARTITIONS", str(partitions))
+    server = start_nats(tmp_path / "jetstream")
+    try:
+        nc = await connect(server.access, "operator")
+        mapped: dict[str, int] = {}
+
+        async def on_command(msg) -> None:
+            mapped[game_of(msg.subject)] = partition_in(msg.subject)
+        await nc.subscribe("zc.cmd.*.*.play", cb=on_command)
+        ids = some_game_ids(400)
+        for game in ids:
+            await nc.publish(command_subject(game), b"{}")
+        for _ in range(100):
+            await nc.flush()
+            if len(mapped) == len(ids):
+                break
+            await asyncio.sleep(0.02)
+        assert (await layout(nc.jetstream())).partitions == partitions
+        assert mapped == {game: partition_of(game, partitions) for game in ids}
+        if partitions > 1:
+            assert len(set(mapped.values())) == partitions, "every partition gets games"
+        await nc.close()
+    finally:
+        server.stop()
+
+
+async def test_a_store_made_for_another_partition_count_is_said_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZIONCHECK_PARTITIONS", "3")
+    server = start_nats(tmp_path / "jetstream")
+    running = await Services().start(["table"], server.access)
+    await running.stop()
+    server.stop()
+    monkeypatch.setenv("ZIONCHECK_PARTITIONS", "2")
+    server = start_nats(tmp_path / "jetstream")
+    try:
+        with pytest.raises(PartitionMismatch) as told:
+            await Services().start(["table"], server.access)
+        assert "\n" not in str(told.value)
+        assert "maps games to 2 partition(s) but the store holds the logs of 3" in str(told.value)
+        assert "--partitions 3" in str(told.value)
+    finally:
+        server.stop()
+
+
+async def play_games(client, count: int, players: int = 3) -> list:
+    games = []
+    for index in range(count):
+        game = new_game()
+        follower = await client.follow(game)
+        await client.send(game, StartGame(game_id=game, players=players))
+        rng = random.Random(index)
+        games.append((follower, play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(players)},
+                                           rng)))
+    return games
+
+
+async def exactly_as_one_table(client, follower) -> None:
+    await follower.wait_until(lambda f: all(f.state.seeds), timeout=60)
+    causes = [b.cause for b in follower.batches]
+    assert causes == sorted(set(causes)), "a command was applied twice or out of order"
+    logged = [e for b in follower.batches for e in b.events]
+    game = follower.game
+    assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+
+
+async def test_two_table_instances_share_the_partitions_and_play_every_game_exactly_as_one_would(
+        nats_server, client):
+    where = await layout(client.js)
+    tables = [await Services().start(["table"], nats_server.access) for _ in range(2)]
+    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    try:
+        games = await play_games(client, 2 * where.partitions)
+        assert {where.of(f.game) for f, _ in games} == set(range(where.partitions)), "games in every partition"
+        await asyncio.wait_for(asyncio.gather(*(play for _, play in games)), timeout=240)
+        for follower, _ in games:
+            await exactly_as_one_table(client, follower)
+        held = [t.direct[0].held() for t in tables]
+        for _ in range(100):  # the second instance took its share once it saw the first hold them all
+            if all(held) and sum(map(len, held)) == where.partitions:
+                break
+            await asyncio.sleep(0.1)
+            held = [t.direct[0].held() for t in tables]
+        assert sorted(map(len, held)) == [where.partitions // 2, where.partitions - where.partitions // 2], held
+        assert not set(held[0]) & set(held[1]), "a partition pinned to both"
+    finally:
+        for running in (*tables, others):
+            await running.stop()
+
+
+async def test_a_table_killed_with_9_hands_its_partitions_over_and_every_game_finishes_exactly(
+        nats_server, client, tmp_path):
+    """The pinned instance dies; the waiting one is pinned once the pin's time is out and plays on."""
+    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    first = start_table(nats_server, tmp_path)
+    second = None
+    try:
+        games = await play_games(client, 4)
+        plays = asyncio.gather(*(play for _, play in games))
+        await games[0][0].wait_until(lambda f: f.state.hand == 2, timeout=60)
+        second = start_table(nats_server, tmp_path)   # waits on every partition first holds
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+        killed, seen = time.perf_counter(), len(games[0][0].batches)
+        await games[0][0].wait_until(lambda f: len(f.batches) > seen + 1, timeout=60)
+        print(f"failover: the next command applied {time.perf_counter() - killed:.2f} s after kill -9")
+        await asyncio.wait_for(plays, timeout=240)
+        for follower, _ in games:
+            await exactly_as_one_table(client, follower)
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
+        await others.stop()
+
+
+async def test_a_client_of_the_public_subjects_needs_no_partition(nats_server, services):
+    """A platform publishes on zc.cmd.<game>.play as before; the ack names the partition's stream."""
+    platform = await nats.connect(**nats_server.access.connect_options("platform"))
+    try:
+        game = new_game()
+        ack = await platform.jetstream().publish(command_subject(game), b'{"type": "draw_stock", "seat": 0}')
+        operator = await GameClient.connect(nats_server.access, "operator")
+        assert ack.stream == (await layout(operator.js)).commands_stream(game)
+        await operator.close()
+    finally:
+        await platform.close()
