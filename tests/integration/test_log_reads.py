@@ -6,18 +6,20 @@ import pytest
 from over_nats import new_game
 from zioncheck.contracts.log import Batch, encode
 from zioncheck.services.bus import log_store
-from zioncheck.services.bus.topology import LOG, ensure_topology, log_subject, stream_configs
+from nats.js.api import StreamConfig
+from zioncheck.services.bus.topology import ensure_topology, layout
 
 pytestmark = pytest.mark.integration
 
 
 async def logged(client, game: str, count: int) -> list[int]:
     """`count` batches of `game` (every fifth a hand boundary) beside another game's; their sequences."""
-    seqs = []
+    seqs, where = [], await layout(client.js)
+    other = next(g for g in (f"other-{i}" for i in range(100)) if where.of(g) == where.of(game))  # the same stream
     for i in range(count):
         kind = "hand" if i % 5 == 0 else "move"
-        seqs.append((await client.js.publish(log_subject(game, kind), encode(Batch(cause=i + 1, events=[])))).seq)
-        await client.js.publish(log_subject("other", "move"), encode(Batch(cause=i + 1, events=[])))
+        seqs.append((await client.js.publish(where.log_subject(game, kind), encode(Batch(cause=i + 1, events=[])))).seq)
+        await client.js.publish(where.log_subject(other, "move"), encode(Batch(cause=i + 1, events=[])))
     return seqs
 
 
@@ -52,16 +54,12 @@ async def test_a_game_with_no_log_reads_empty(nats_server, client):
 
 
 
-async def test_a_store_from_before_direct_gets_is_read_and_then_turned_to_batched_reads(nats_server, client):
-    old = next(c for c in stream_configs() if c.name == LOG)
-    await client.js.add_stream(config=old.evolve(allow_direct=False))
-    game = new_game()
-    seqs = await logged(client, game, 3)
-    assert [seq for seq, _ in await log_store.read_batches(client.js, game)] == seqs   # one get a message
-    changes = await ensure_topology(client.js)
-    assert f"{LOG}: direct gets on, so a game's log is read in batches" in changes
-    assert (await client.js.stream_info(LOG)).config.allow_direct
-    assert [seq for seq, _ in await log_store.read_batches(client.js, game)] == seqs
+async def test_a_stream_without_direct_gets_is_still_read_whole_one_get_a_message(nats_server, client):
+    await client.js.add_stream(config=StreamConfig(name="NO_DIRECT", subjects=["nodirect.*"], allow_direct=False))
+    seqs = [(await client.js.publish("nodirect.g", encode(Batch(cause=i + 1, events=[])))).seq for i in range(3)]
+    await client.js.publish("nodirect.h", b"another subject")
+    found, last = await log_store.read_stored(client.js, "NO_DIRECT", "nodirect.g")
+    assert [seq for seq, _ in found] == seqs and last == seqs[-1]
 
 
 async def test_reads_at_once_on_one_connection_each_get_their_own_games_and_leave_others_alone(nats_server, client):
