@@ -18,6 +18,8 @@ Reason = Literal[
     "already_down", "not_down", "card_not_in_hand", "no_such_meld", "invalid_meld",
     "contract_not_met", "joker_in_set", "no_joker_to_swap", "cannot_lay_off",
     "ambiguous_end", "must_keep_discard",
+    # A timer the table scheduled, come after the turn or absence it was for ended (R19, R21).
+    "timer_stale",
     # Not a player's reason: the table reshuffles (R16) before passing such a draw on.
     "stock_empty",
 ]
@@ -50,6 +52,7 @@ SENTENCES: Final[dict[Reason, str]] = {
     "cannot_lay_off": "that card does not fit that meld",
     "ambiguous_end": "say which end of the run",
     "must_keep_discard": "you must keep a card to discard",
+    "timer_stale": "that deadline is for a turn that is over",
     "stock_empty": "the stock is empty",
 }
 

@@ -72,7 +72,7 @@ SPECS = (
                 lambda nc, js: TableService(nc, js),
                 (Takes("commands", COMMAND_SUBJECTS, "zc-tables", COMMANDS),),
                 (metrics.COMMANDS, metrics.APPEND_SECONDS, metrics.EVENTS_APPENDED, metrics.ACTIVE_GAMES,
-                 metrics.LOG_CONFLICTS, metrics.DROPPED)),
+                 metrics.LOG_CONFLICTS, metrics.DROPPED, metrics.TIMERS_SCHEDULED)),
     ServiceSpec("dealer", "deals each hand from a secret seed, reveals it after the hand, answers reshuffles",
                 lambda nc, js: DealerService(js),
                 (Takes("log", HAND_BOUNDARIES, "zc-dealer", LOG), Takes("requests", RESHUFFLE, "zc-dealer")),

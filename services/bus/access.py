@@ -7,7 +7,8 @@ server's configuration and the files a deployment includes (`zioncheck credentia
 `deploy/README.md`); `docs/security.md` explains it.
 
     role        may publish                          may read
-    table       the log, refusals, reshuffle asks    commands, the log
+    table       the log, refusals, reshuffle asks,   commands, the log
+                games' deadlines (zc.timer.*)
     dealer      dealer commands, its seed bucket     hand boundaries of the log, its seeds
     scoring     scores, standings                    hand boundaries of the log
     projector   the feed, views                      the log
@@ -19,8 +20,9 @@ server's configuration and the files a deployment includes (`zioncheck credentia
 
 Hidden cards live in the log and in seat views; seeds live only in the dealer's bucket
 until the dealer reveals them in the log after the hand. No role but the operator may
-create, change, purge or delete a stream, and nobody may publish on `zc.live.>`: only the
-server itself republishes there what the log stored.
+create, change, purge or delete a stream, and nobody may publish on `zc.live.>` or on
+`zc.cmd.*.timer`: only the server itself republishes there what the log stored, and stores
+there the timeouts the table scheduled.
 """
 import json
 import os
@@ -37,6 +39,7 @@ from zioncheck.services.bus.topology import (
     FEED,
     LOG,
     RESHUFFLE,
+    SCHEDULE_SUBJECTS,
     SCORES,
     SEEDS,
     STANDINGS,
@@ -92,7 +95,7 @@ def _role(publish: list[str], subscribe: list[str] = (), reads: list[str] = (), 
 
 PERMISSIONS: dict[str, Permissions] = {
     "operator": Permissions(publish=(">",), subscribe=(">",)),
-    "table": _role(["zc.log.*.*", "zc.rejected.*", RESHUFFLE], reads=[COMMANDS, LOG],
+    "table": _role(["zc.log.*.*", "zc.rejected.*", RESHUFFLE, SCHEDULE_SUBJECTS], reads=[COMMANDS, LOG],
                    durable=(COMMANDS, "zc-tables")),
     "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
                     reads=[LOG, kv_stream(SEEDS)], responds=True, durable=(LOG, "zc-dealer")),

@@ -10,7 +10,7 @@ from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
 from nats.js.errors import BadRequestError, NotFoundError
 
-from zioncheck.contracts.events import GameStarted, HandEnded
+from zioncheck.contracts.events import GameEnded, GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bus.topology import BATCH_HEADER, LOG, LOG_SUBJECTS, game_of, log_subject
@@ -109,4 +109,4 @@ async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch) -> None
 
 
 def _kind(batch: Batch) -> str:
-    return "hand" if any(isinstance(e, (GameStarted, HandEnded)) for e in batch.events) else "move"
+    return "hand" if any(isinstance(e, (GameStarted, HandEnded, GameEnded)) for e in batch.events) else "move"

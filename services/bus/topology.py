@@ -5,6 +5,12 @@
                       may have sent it, because only that role may publish there:
                       `play` (platforms, the gateway, bots: a game's start and seats' moves)
                       and `dealer` (deals and seed reveals). Filter zc.cmd.<game>.* for a game
+    zc.timer.<game>   the game's one pending deadline (R19, R21), kept in ZC_COMMANDS as a JetStream
+                      message schedule (headers Nats-Schedule: @at <time>, Nats-Schedule-Target:
+                      zc.cmd.<game>.timer). Only the table publishes here; publishing again
+                      replaces the deadline. When it comes, the server itself stores the
+                      payload, a timeout command, on zc.cmd.<game>.timer with the header
+                      Nats-Scheduler: zc.timer.<game>, which no client can set
     zc.log.<game>.<kind>  the game log (stream ZC_LOG): append-only, written by the table
                       only; kind `hand` for a batch that starts the game or ends a hand, `move`
                       for any other. Follow zc.log.<game>.* for the whole log; the dealer and
@@ -32,7 +38,7 @@ from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, RePublish, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
-from zioncheck.contracts.commands import PLAY
+from zioncheck.contracts.commands import PLAY, TIMER
 
 COMMANDS, LOG, SCORES, FEED = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED"
 STANDINGS, SEEDS, VIEWS = "zc_standings", "zc_dealer_seeds", "zc_views"
@@ -48,6 +54,22 @@ def command_subject(game: str, origin: str = PLAY) -> str:
 
 
 COMMAND_SUBJECTS = "zc.cmd.*.*"
+SCHEDULE_SUBJECTS = "zc.timer.*"
+TIMER_COMMANDS = command_subject("*", TIMER)
+# What the server puts on a fired schedule's message: the schedule's subject. A client's publish
+# carrying it is refused by the server, so it tells the table which schedule a timeout came from.
+SCHEDULER_HEADER = "Nats-Scheduler"
+
+
+def schedule_subject(game: str) -> str:
+    """Where the table keeps a game's pending deadline (a message schedule; R19, R21)."""
+    return f"zc.timer.{game}"
+
+
+def schedule_headers(game: str, at: str) -> dict[str, str]:
+    """The headers that make a message on schedule_subject(game) a schedule: deliver its payload on
+    the game's timer subject at `at` (RFC 3339, UTC)."""
+    return {"Nats-Schedule": f"@at {at}", "Nats-Schedule-Target": command_subject(game, TIMER)}
 
 
 def origin_of(subject: str) -> str:
@@ -135,8 +157,8 @@ MAX_COMMAND_BYTES = 16 * 1024   # far above any real command; a larger one is re
 def stream_configs(replicas: int = 1) -> list[StreamConfig]:
     common = dict(storage=StorageType.FILE, num_replicas=replicas)
     return [
-        StreamConfig(name=COMMANDS, subjects=[COMMAND_SUBJECTS], duplicate_window=120.0, allow_direct=True,
-                     max_msg_size=MAX_COMMAND_BYTES, **common),
+        StreamConfig(name=COMMANDS, subjects=[COMMAND_SUBJECTS, SCHEDULE_SUBJECTS], duplicate_window=120.0,
+                     allow_direct=True, allow_msg_schedules=True, max_msg_size=MAX_COMMAND_BYTES, **common),
         StreamConfig(name=LOG, subjects=[LOG_SUBJECTS], deny_delete=True, deny_purge=True,
                      duplicate_window=120.0, republish=RePublish(src=LOG_SUBJECTS, dest=live_subject(
                          "{{wildcard(1)}}", "{{wildcard(2)}}")), **common),
@@ -179,10 +201,16 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if replicas is not None and current.num_replicas != replicas:
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
             await js.update_stream(config=current.evolve(num_replicas=replicas))
-        if name == COMMANDS and current.subjects != config.subjects:  # stores made before subjects by origin
+        if name == COMMANDS and current.subjects != config.subjects:  # stores made before origins, or timers
+            why = ("commands now name their origin: zc.cmd.<game>.play, .dealer, .timer; "
+                   if COMMAND_SUBJECTS not in (current.subjects or []) else "")
             changes.append(f"{name}: subjects {', '.join(current.subjects or [])} -> {', '.join(config.subjects)} "
-                           f"(commands now name their origin: zc.cmd.<game>.play, zc.cmd.<game>.dealer)")
-            await js.update_stream(config=current.evolve(subjects=config.subjects))
+                           f"({why}the table keeps each game's deadline on zc.timer.<game>)")
+            current = current.evolve(subjects=config.subjects)
+            await js.update_stream(config=current)
+        if name == COMMANDS and not current.allow_msg_schedules:  # stores made before the server's timers
+            changes.append(f"{name}: message schedules on, so a turn's deadline comes back as a command")
+            await js.update_stream(config=current.evolve(allow_msg_schedules=True))
         if name == kv_stream(VIEWS) and not current.allow_direct:  # stores made before direct gets
             changes.append(f"{name}: direct gets on, so spectators can read public views by key")
             await js.update_stream(config=current.evolve(allow_direct=True))
