@@ -59,6 +59,12 @@ def stand_in(state: GameState, seat: int) -> Turn:
     return played
 
 
+def stale_timer(events: list[AnyEvent]) -> bool:
+    """A timeout come after the turn or absence it was for (R19, R21): the log need not say so."""
+    rejected = refusal_of(events)
+    return rejected is not None and rejected.reason == "timer_stale"
+
+
 def play_turn(state: GameState, command: Command,
               dealer: Callable[[ReshuffleRequest], Reshuffle | None]) -> list[AnyEvent]:
     """Drive a turn to its end, answering its reshuffle requests at once."""
@@ -95,7 +101,10 @@ class InProcessTable:
     def handle(self, command: Command, cause: int | None = None) -> list[AnyEvent]:
         """Apply one command; returns the events it produced (a Rejected when refused)."""
         cause = len(self.log) if cause is None else cause
-        return self.record(play_turn(self.state, command, self._reshuffle), cause)
+        events = play_turn(self.state, command, self._reshuffle)
+        if stale_timer(events):
+            return events   # as the table service: a timer come after its turn leaves no trace in the log
+        return self.record(events, cause)
 
     def handle_bytes(self, data: bytes, origin: str = PLAY, cause: int | None = None) -> list[AnyEvent]:
         """Read a command off the wire and apply it; bytes that are no command are refused, as the

@@ -26,7 +26,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from zioncheck.application.reading import read_command
-from zioncheck.application.turns import play_turn_async
+from zioncheck.application.turns import play_turn_async, stale_timer
 from zioncheck.contracts.commands import TIMER, Reshuffle
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import AnyEvent, GameStarted, Rejected
@@ -119,8 +119,7 @@ class TableService:
             logged.applied = seq
             _count(logged.game, seq, events)
             return
-        if origin == TIMER and (rejected := refusal_of(events)) and rejected.reason == "timer_stale":
-            # A timer that came after its turn changes nothing; the log need not say so (R19).
+        if stale_timer(events):  # a timer come after its turn changes nothing; the log need not say so
             logged.applied = seq
             _count(logged.game, seq, events)
             return
