@@ -344,5 +344,7 @@ async def test_a_store_from_before_origins_gets_its_command_subjects_changed_and
     await client.js.add_stream(StreamConfig(name=COMMANDS, subjects=["zc.cmd.*"]))
     changes = await prepare_topology(nats_server.access)
     assert any(line.startswith(f"{COMMANDS}: subjects zc.cmd.* -> zc.cmd.*.*") for line in changes), changes
-    assert (await client.js.stream_info(COMMANDS)).config.subjects == ["zc.cmd.*.*"]
+    assert any(line.startswith(f"{COMMANDS}: message schedules on") for line in changes), changes
+    config = (await client.js.stream_info(COMMANDS)).config
+    assert config.subjects == ["zc.cmd.*.*", "zc.timer.*"] and config.allow_msg_schedules
     assert await prepare_topology(nats_server.access) == [], "a second start changes nothing"
