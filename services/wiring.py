@@ -24,6 +24,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.log import decode_batch, encode
 from zioncheck.services import observability as metrics
+from zioncheck.services.bots.service import BOT_GAMES, BotsService
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.consumers import DirectConsumer, raw_message, settle, settled, subscriber
 from zioncheck.services.bus.game_queues import GameQueues
@@ -88,6 +89,10 @@ SPECS = (
                 lambda nc, js: ProjectorService(js),
                 (Takes("log", LOG_SUBJECTS, "zc-projector", LOG, workers=32),),
                 (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED)),
+    # Takes nothing through a durable consumer: it follows the games whose starts seated its bots
+    # (read from the log on start, heard on zc.live.*.hand after), so every instance plays every game.
+    ServiceSpec("bots", "plays the bot seats every game's start names, resuming them from the log after a restart",
+                lambda nc, js: BotsService(nc, js), (), (BOT_GAMES,)),
 )
 SERVICES = tuple(spec.name for spec in SPECS)
 BY_NAME = {spec.name: spec for spec in SPECS}
@@ -156,10 +161,15 @@ class Services:
                 self.direct.append(make(connection.stream))
                 await self.direct[-1].start()
             self.by_name[name] = built[0]
+            if hasattr(built[0], "start"):   # a service that runs on its own (the bots), not on deliveries
+                await built[0].start()
             log.info("service_started", service=name, nats=",".join(access.servers))
         return self
 
     async def stop(self) -> None:
+        for service in self.by_name.values():
+            if hasattr(service, "stop"):
+                await service.stop()
         for consumer in self.direct:
             await consumer.stop()
         self.direct.clear()

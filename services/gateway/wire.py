@@ -17,12 +17,14 @@ Player = Literal["person", "greedy", "random"]
 class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """POST /games: who sits where. `seats[i]` is "person" or the name of the bot that plays seat i.
 
-    `pace` is the seconds each bot waits before a move of its turn, so people can follow it.
+    `pace` is the seconds each bot waits before a move of its turn, so people can follow it;
+    `turn_seconds` how long a person's turn may take before a bot plays it (R19).
     """
     players: Annotated[int, msgspec.Meta(extra_json_schema={"minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS})]
     seats: list[Player]
     dealer: int = 0
     pace: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.5
+    turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=3600)] = 60
 
 
 class SeatTicket(msgspec.Struct, frozen=True):
