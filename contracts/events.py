@@ -150,8 +150,10 @@ class SeatBack(Event, tag="seat_back", frozen=True):
 
 class GameAbandoned(Event, tag="game_abandoned", frozen=True):
     """R21: no person was at the game for its `abandon_seconds`; GameEnded follows, with the
-    totals of the hands played."""
+    totals of the hands played. `mid_hand`: hand `hand` was in play, and is not scored; the dealer
+    reveals its seed all the same."""
     hand: int
+    mid_hand: bool = False
 
 
 class Rejected(Event, tag="rejected", frozen=True):

@@ -143,6 +143,7 @@ class PublicSeatBack(Public, tag="seat_back", frozen=True):
 class PublicGameAbandoned(Public, tag="game_abandoned", frozen=True):
     """R21: no person was left at the game; its end follows."""
     hand: int
+    mid_hand: bool = False
 
 
 FeedItem = (

@@ -35,7 +35,7 @@ PUBLIC: dict[type, Callable[..., feed.FeedItem]] = {
     ev.TurnTimedOut: lambda e: feed.PublicTurnTimedOut(seat=e.seat, hand=e.hand, turn=e.turn),
     ev.SeatIdle: lambda e: feed.PublicSeatIdle(seat=e.seat),
     ev.SeatBack: lambda e: feed.PublicSeatBack(seat=e.seat),
-    ev.GameAbandoned: lambda e: feed.PublicGameAbandoned(hand=e.hand),
+    ev.GameAbandoned: lambda e: feed.PublicGameAbandoned(hand=e.hand, mid_hand=e.mid_hand),
 }
 # Decided private: a refusal's detail may list the hand of the seat refused (R18).
 PRIVATE = (ev.Rejected,)

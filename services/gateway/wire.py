@@ -58,15 +58,26 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     detail: str | None = None
 
 
+GameStatus = Literal["waiting", "in_play", "between_hands", "over", "abandoned"]
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """GET /games: one stored game. The fields past `batches` are empty until the projector has a view."""
+    """GET /games: one stored game. The fields past `batches` are empty until the projector has a view.
+
+    `status` is `waiting` for a view, `in_play` (`turn` is to play), `between_hands`, `over`, or
+    `abandoned` (R21: over with no person left; `totals` are the hands played). `idle` are the seats
+    a bot keeps while their persons are away (R20).
+    """
     game_id: str
     batches: int                     # log messages: one per command the game took
     seq: int = 0                     # log batches its public view has folded
+    status: GameStatus = "waiting"
     players: int = 0
     hand: int = 0
     turn: int | None = None
     game_over: bool = False
+    abandoned: bool = False
+    idle: list[int] = []
     totals: list[int] = []
     winners: list[int] = []
     updated: float | None = None     # when the view last changed, seconds since the epoch

@@ -11,6 +11,7 @@ $("key").value = localStorage.getItem(KEY) || "";
 
 function state(game) {
   if (!game.seq) return W.waitingForView;
+  if (game.abandoned) return W.abandoned(game.hand);
   if (game.game_over) return W.over(game.winners);
   return game.turn === null ? W.betweenHands : W.toPlay(game.turn);
 }

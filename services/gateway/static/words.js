@@ -10,6 +10,7 @@ export const WORDS = {
   // the list of games
   waitingForView: "waiting for its first view",
   over: (winners) => `over: ${seats(winners)} won`,
+  abandoned: (hand) => `abandoned in hand ${hand}: no one was left`,
   betweenHands: "between hands",
   toPlay: (turn) => `${seat(turn)} to play`,
   noGames: "No games yet.",
