@@ -83,7 +83,8 @@ def abandon_game(state: GameState, command: AbandonGame) -> list[AnyEvent]:
         raise Refused("timer_stale", "a person came back to the game" if not nobody_left(state)
                       else "the game is over" if state.game_over else "the seats changed since that deadline")
     totals = list(state.totals)
-    return [GameAbandoned(hand=state.hand, mid_hand=not state.hand_over), GameEnded(totals=totals, winners=game_winners(totals))]
+    return [GameAbandoned(hand=state.hand, mid_hand=not state.hand_over),
+            GameEnded(totals=totals, winners=game_winners(totals))]
 
 
 def back(state: GameState, command: Command, events: list[AnyEvent]) -> list[AnyEvent]:
