@@ -76,6 +76,8 @@ class BotsService:
                 log.warning("game_unreadable", game=game, error=str(error)[:200])
                 self.finished.add(game)
                 continue
+            if game in self.playing:   # heard starting while its log was read
+                continue
             started = first.events[0] if first.events else None
             if not isinstance(started, GameStarted) or any(isinstance(e, GameEnded) for e in last.events):
                 self.finished.add(game)

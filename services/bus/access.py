@@ -13,7 +13,7 @@ server's configuration and the files a deployment includes (`zioncheck credentia
     scoring     scores, standings                    hand boundaries of the log
     projector   the feed, views                      the log
     gateway     seat commands                        the log (outcomes, bots), views, feed, standings
-    bots        seat commands                        the log, views, standings
+    bots        seat commands                        the log, standings
     platform    seat commands                        views, feed, scores, standings, refusals
     spectator   nothing                              the feed, public views, scores, standings
     operator    everything                           everything (topology, rebuilds, audits)
@@ -106,7 +106,7 @@ PERMISSIONS: dict[str, Permissions] = {
     "gateway": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
                      reads=[LOG, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
     "bots": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
-                  reads=[LOG, kv_stream(VIEWS), kv_stream(STANDINGS)]),
+                  reads=[LOG, kv_stream(STANDINGS)]),
     "platform": _role([SEAT_COMMANDS], subscribe=["zc.rejected.>"],
                       reads=[FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
     # A spectator reads public views by key only (a direct get names the key in its subject):
