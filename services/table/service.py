@@ -64,7 +64,6 @@ class TableService:
         self.dealer_timeout = dealer_timeout
         self.games: dict[str, LoggedGame] = {}
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.timers: dict[str, bytes] = {}   # the timeout each game's schedule holds, as this table set it
         self.clock = lambda: datetime.datetime.now(datetime.UTC)
 
     async def handle(self, game: str, seq: int, delivered: Msg | None = None, epoch: int = 0) -> None:
@@ -123,7 +122,9 @@ class TableService:
             logged.applied = seq
             _count(logged.game, seq, events)
             return
-        await self._schedule(logged.game, deadline(fold(logged.state, events)))
+        due = deadline(fold(logged.state, events))
+        if due != deadline(logged.state):   # the same deadline is already set: the batch before set it
+            await self._schedule(logged.game, due)
         started = time.perf_counter()
         await log_store.append(self.js, logged, Batch(cause=seq, events=events))
         APPEND_SECONDS.observe(time.perf_counter() - started)
@@ -135,18 +136,17 @@ class TableService:
             ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
 
     async def _schedule(self, game: str, due: Deadline | None) -> None:
-        """Ask the server for the game's next timeout, unless its schedule already holds that one.
+        """Ask the server for the game's next timeout.
 
-        Scheduled before the batch that calls for it is appended, so a crash between the two never
-        leaves a game without its deadline; a deadline set for a batch that then is not appended
-        names a turn that never comes, and is refused as stale. A game with no deadline keeps the
-        one it had, which will be stale when it comes.
+        Called only when a batch changes the deadline its game calls for, and before that batch is
+        appended: so whichever table instance appended the last batch, the game's schedule holds
+        the deadline its log calls for, and a crash between the two never leaves a game without
+        it. A deadline set for a batch that then is not appended names a turn that never comes,
+        and is refused as stale; a game that calls for none keeps the one it had, stale when it comes.
         """
         if due is None:
             return
         payload = encode(due.command)
-        if self.timers.get(game) == payload:
-            return
         at = self.clock() + datetime.timedelta(seconds=due.seconds)
         when = datetime.datetime.fromtimestamp(math.ceil(at.timestamp()), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         try:
@@ -154,7 +154,6 @@ class TableService:
         except Exception as error:  # noqa: BLE001 - the game goes on; its seats just have no deadline yet
             log.warning("timer_not_scheduled", game=game, error=str(error)[:200])
             return
-        self.timers[game] = payload
         TIMERS_SCHEDULED.inc()
         log.info("timer_scheduled", game=game, at=when, command=tag_of(due.command))
 

@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 
-from gateway_helpers import LAST_HANDS, LAST_STOCK
+from gateway_helpers import LAST_HANDS, LAST_STOCK, PLATFORM, eventually, gateway, http, keys_file  # noqa: F401
 from over_nats import new_game, stored_commands, stored_messages, uninterrupted
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import Deal, Limits, StartGame
@@ -61,3 +61,13 @@ async def test_r19_timeouts_arrive_from_the_games_own_schedule_and_replay_exactl
     assert isinstance(logged[2], ev.TurnTimedOut) and logged[2].seat == 0
     assert follower.state.winners == (0,)
     assert logged == uninterrupted(await stored_commands(client, game), {})
+
+
+async def test_r21_the_games_list_says_abandoned_not_whose_turn_it_was(services, gateway, http):
+    set_back(services)
+    created = await http.post("/games", json={"players": 2, "seats": ["person", "person"]}, headers=PLATFORM)
+    game = created.json()["game_id"]
+    listed = await eventually(lambda: http.get("/games"), lambda response: any(
+        g["game_id"] == game and g["status"] == "abandoned" for g in response.json()), timeout=60)
+    [summary] = [g for g in listed.json() if g["game_id"] == game]
+    assert summary["game_over"] and summary["abandoned"] and summary["idle"] == [0, 1]
