@@ -63,7 +63,7 @@ async def test_r19_timeouts_arrive_from_the_games_own_schedule_and_replay_exactl
     assert logged == uninterrupted(await stored_commands(client, game), {})
 
 
-async def test_r21_the_games_list_says_abandoned_not_whose_turn_it_was(services, gateway, http):
+async def test_r21_the_games_list_says_abandoned_not_whose_turn_it_was(services, gateway, http):  # noqa: F811
     set_back(services)
     created = await http.post("/games", json={"players": 2, "seats": ["person", "person"]}, headers=PLATFORM)
     game = created.json()["game_id"]
