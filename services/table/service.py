@@ -123,10 +123,12 @@ class TableService:
             _count(logged.game, seq, events)
             return
         due = deadline(fold(logged.state, events))
-        if due != deadline(logged.state):   # the same deadline is already set: the batch before set it
-            await self._schedule(logged.game, due)
         started = time.perf_counter()
-        await log_store.append(self.js, logged, Batch(cause=seq, events=events))
+        appended = log_store.append(self.js, logged, Batch(cause=seq, events=events))
+        if due == deadline(logged.state):   # the same deadline is already set: the batch before set it
+            await appended
+        else:  # the schedule is sent first, on the same connection; both are waited for together
+            await asyncio.gather(self._schedule(logged.game, due), appended)
         APPEND_SECONDS.observe(time.perf_counter() - started)
         EVENTS_APPENDED.inc(len(events))
         _count(logged.game, seq, events)
@@ -138,10 +140,11 @@ class TableService:
     async def _schedule(self, game: str, due: Deadline | None) -> None:
         """Ask the server for the game's next timeout.
 
-        Called only when a batch changes the deadline its game calls for, and before that batch is
-        appended: so whichever table instance appended the last batch, the game's schedule holds
-        the deadline its log calls for, and a crash between the two never leaves a game without
-        it. A deadline set for a batch that then is not appended names a turn that never comes,
+        Called only when a batch changes the deadline its game calls for, and sent just before that
+        batch's append, on the same connection: so whichever table instance appended the last batch,
+        the game's schedule holds the deadline its log calls for, and a table that dies once the
+        batch is out has sent its deadline too. A deadline set for a batch that then is not appended
+        names a turn that never comes,
         and is refused as stale; a game that calls for none keeps the one it had, stale when it comes.
         """
         if due is None:
