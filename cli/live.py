@@ -1,6 +1,7 @@
 """Telling a game as it happens, one line per move, for a person at a terminal."""
 from collections.abc import Callable
 
+from zioncheck.cli import words
 from zioncheck.cli.words import SUIT_SYMBOLS
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.reasons import explain, explain_refusal
@@ -78,6 +79,14 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
         case ev.GameEnded():
             return ["", "=== Game over. Winner" + ("s" if len(event.winners) > 1 else "") + ": "
                     + ", ".join(f"seat {s}" for s in event.winners)]
+        case ev.TurnTimedOut():
+            return [words.TURN_TIMED_OUT.format(seat=event.seat)]
+        case ev.SeatIdle():
+            return [words.SEAT_IDLE.format(seat=event.seat)]
+        case ev.SeatBack():
+            return [words.SEAT_BACK.format(seat=event.seat)]
+        case ev.GameAbandoned():
+            return ["", words.GAME_ABANDONED_LIVE.format(hand=event.hand)]
         case ev.Rejected():
             mine = hide_draws_from is None or event.seat == hide_draws_from
             why = explain_refusal(event.reason, event.detail) if mine else explain(event.reason)
