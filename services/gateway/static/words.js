@@ -84,5 +84,9 @@ export const WORDS = {
   discarded: (s) => `${seat(s)} discarded `,
   handDry: (hand) => `Hand ${hand} ended with no winner: the stock ran dry`,
   handWon: (hand, winner) => `Hand ${hand} ended: ${seat(winner)} went out`,
+  timedOut: (s) => `${seat(s)}'s time ran out: a bot plays this turn`,
+  seatIdle: (s) => `${seat(s)} is away: a bot keeps the seat`,
+  seatBack: (s) => `${seat(s)} is back`,
+  gameAbandoned: (hand) => `Game abandoned in hand ${hand}: no player was left`,
   gameEnded: (winners) => `Game over: ${seats(winners)} ${winners.length > 1 ? "share the win" : "wins"}`,
 };
