@@ -16,6 +16,7 @@ BENCHMARKS = {
     "service": "bench.service",
     "fanout": "bench.fanout",
     "poison": "bench.poison",
+    "timers": "bench.timers",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 
