@@ -55,7 +55,6 @@ def command_subject(game: str, origin: str = PLAY) -> str:
 
 COMMAND_SUBJECTS = "zc.cmd.*.*"
 SCHEDULE_SUBJECTS = "zc.timer.*"
-TIMER_COMMANDS = command_subject("*", TIMER)
 # What the server puts on a fired schedule's message: the schedule's subject. A client's publish
 # carrying it is refused by the server, so it tells the table which schedule a timeout came from.
 SCHEDULER_HEADER = "Nats-Scheduler"
