@@ -4,9 +4,10 @@ from collections.abc import Callable
 from zioncheck.cli import words
 from zioncheck.cli.words import SUIT_SYMBOLS
 from zioncheck.contracts import events as ev
+from zioncheck.contracts.languages import contract
 from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState
-from zioncheck.domain.hands import describe
+from zioncheck.domain.hands import CONTRACTS
 from zioncheck.domain.seats import left_of_dealer
 
 Face = Callable[[str], str]   # a card code ("10H") as the terminal shows it
@@ -36,71 +37,93 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
 
     A refusal says why in words (R18); its detail, which may name the cards a seat holds, is
     shown for the person's own seat only, or for every seat when no person plays. Melds are
-    numbered from 1, and each card is shown by `face`.
+    numbered from 1, and each card is shown by `face`. The words are the terminal's language (cli/words.py).
     """
-    show = face
+    show, say = face, words.say
     match event:
         case ev.GameStarted():
-            return [f"Game {event.game_id}: {event.players} players, {event.decks} decks."]
+            return [say("tell.game_started", game=event.game_id, players=event.players, decks=event.decks)]
         case ev.HandDealt():
-            return ["", f"=== Hand {event.hand}: {describe(event.hand)}; seat {event.dealer} deals, "
-                        f"{len(event.hands[0])} cards each; seat {left_of_dealer(event.dealer, len(event.hands))} "
-                        f"plays first (twice). Commitment {event.commitment[:16]}..."]
+            return ["", say("tell.hand_dealt", hand=event.hand, contract=contract(words.language, *counts(event.hand)),
+                            dealer=event.dealer, size=len(event.hands[0]),
+                            first=left_of_dealer(event.dealer, len(event.hands)), commitment=event.commitment[:16])]
         case ev.StockDrawn():
-            drawn = f" {show(event.card)}" if event.seat == hide_draws_from else ""
-            return [f"  seat {event.seat} draws{drawn} from the stock ({len(state.stock)} left)"]
+            if event.seat == hide_draws_from:
+                return ["  " + say("tell.stock_drawn_card", seat=event.seat, card=show(event.card),
+                                   left=len(state.stock))]
+            return ["  " + say("tell.stock_drawn", seat=event.seat, left=len(state.stock))]
         case ev.DiscardTaken():
-            return [f"  seat {event.seat} takes the discard {show(event.card)}"]
+            return ["  " + say("tell.discard_taken", seat=event.seat, card=show(event.card))]
         case ev.DiscardClaimed():
-            return [f"  seat {event.seat} claims {show(event.card)} out of turn"]
+            return ["  " + say("tell.discard_claimed", seat=event.seat, card=show(event.card))]
         case ev.ClaimWon():
-            return [f"  seat {event.seat} wins the claim on {show(event.card)}"]
+            return ["  " + say("tell.claim_won", seat=event.seat, card=show(event.card))]
         case ev.ClaimFailed():
-            return [f"  seat {event.seat}'s claim on {show(event.card)} fails ({event.why.replace('_', ' ')})"]
+            return ["  " + say("tell.claim_failed", seat=event.seat, card=show(event.card),
+                               why=say(f"tell.why.{event.why}"))]
         case ev.WentDown():
-            return [f"  seat {event.seat} GOES DOWN: " + " | ".join(" ".join(map(show, m.cards)) for m in event.melds)]
+            melds = " | ".join(" ".join(map(show, m.cards)) for m in event.melds)
+            return ["  " + say("tell.went_down", seat=event.seat, melds=melds)]
         case ev.LaidOff():
-            return [f"  seat {event.seat} lays off {show(event.card)} on seat {event.owner}'s meld {event.index + 1}"]
+            return ["  " + say("tell.laid_off", seat=event.seat, card=show(event.card), owner=event.owner,
+                               meld=event.index + 1)]
         case ev.JokerSwapped():
-            return [f"  seat {event.seat} swaps {show(event.card)} for the joker in seat {event.owner}'s "
-                    f"meld {event.index + 1}"]
+            return ["  " + say("tell.joker_swapped", seat=event.seat, card=show(event.card), owner=event.owner,
+                               meld=event.index + 1)]
         case ev.Discarded():
-            left = len(state.hands[event.seat])
-            return [f"  seat {event.seat} discards {show(event.card)} ({left} card{'s' * (left != 1)} left)"]
+            return ["  " + say("tell.discarded", seat=event.seat, card=show(event.card),
+                               count=len(state.hands[event.seat]))]
         case ev.StockReshuffled():
-            return [f"  the pile is reshuffled into a new stock of {len(event.order)}"]
+            return ["  " + say("tell.stock_reshuffled", count=len(event.order))]
         case ev.StockExhausted():
-            return [f"  seat {event.seat} finds no card to draw: the hand ends"]
+            return ["  " + say("tell.stock_exhausted", seat=event.seat)]
         case ev.HandEnded():
-            who = f"seat {event.winner} goes out" if event.winner is not None else "no winner"
-            return [f"--- Hand {event.hand} over: {who}.", table_lines(state, face), score_line(event)]
+            ended = (say("tell.hand_won", hand=event.hand, seat=event.winner) if event.winner is not None
+                     else say("tell.hand_dry", hand=event.hand))
+            return [ended, table_lines(state, face), score_line(event)]
         case ev.SeedRevealed():
-            return [f"  (hand {event.hand}'s seed revealed: {event.seed[:16]}...)"]
+            return ["  " + say("tell.seed_revealed", hand=event.hand, seed=event.seed[:16])]
         case ev.GameEnded():
-            return ["", "=== Game over. Winner" + ("s" if len(event.winners) > 1 else "") + ": "
-                    + ", ".join(f"seat {s}" for s in event.winners)]
+            return ["", say("tell.game_ended", count=len(event.winners), seats=seats(event.winners))]
         case ev.TurnTimedOut():
-            return [words.TURN_TIMED_OUT.format(seat=event.seat)]
+            return [say("tell.turn_timed_out", seat=event.seat)]
         case ev.SeatIdle():
-            return [words.SEAT_IDLE.format(seat=event.seat)]
+            return [say("tell.seat_idle", seat=event.seat)]
         case ev.SeatBack():
-            return [words.SEAT_BACK.format(seat=event.seat)]
+            return [say("tell.seat_back", seat=event.seat)]
         case ev.GameAbandoned():
-            return ["", words.GAME_ABANDONED_LIVE.format(hand=event.hand)]
+            return ["", say("tell.game_abandoned", hand=event.hand)]
         case ev.Rejected():
             mine = hide_draws_from is None or event.seat == hide_draws_from
-            why = explain_refusal(event.reason, event.detail) if mine else explain(event.reason)
-            return [f"  (refused {event.command} from seat {event.seat}: {why})"]
+            why = (explain_refusal(event.reason, event.detail, words.language) if mine
+                   else explain(event.reason, words.language))
+            return ["  " + say("tell.rejected", command=event.command, seat=event.seat, why=why)]
     return []
 
 
 def table_lines(state: GameState, face: Face = letters) -> str:
     """The melds on the table, each numbered from 1 among its owner's."""
-    melds = [f"    seat {m.owner} #{m.index + 1} {m.kind}: {' '.join(map(face, m.cards))}" for m in state.table]
-    return "  table:\n" + ("\n".join(melds) if melds else "    (nothing)")
+    say = words.say
+    melds = ["    " + say("tell.meld", owner=m.owner, meld=m.index + 1, kind=say(f"kind.{m.kind}"),
+                          cards=" ".join(map(face, m.cards))) for m in state.table]
+    return "  " + say("tell.table") + "\n" + ("\n".join(melds) if melds else "    " + say("tell.no_melds"))
+
+
+def seats(numbers) -> str:
+    """Seats by number, as a line names them: "seat 1, seat 3"."""
+    return ", ".join(words.say("tell.seat", seat=s) for s in numbers)
 
 
 def score_line(event: ev.HandEnded) -> str:
-    stuck = f"  stuck: {', '.join(map(str, event.stuck))}" if event.stuck else ""
-    return ("  scores: " + "  ".join(f"seat {s}: {p:>3}" for s, p in enumerate(event.scores))
-            + "\n  totals: " + "  ".join(f"seat {s}: {t:>3}" for s, t in enumerate(event.totals)) + stuck)
+    say = words.say
+    stuck = "  " + say("tell.stuck", seats=", ".join(map(str, event.stuck))) if event.stuck else ""
+    return ("  " + say("tell.scores") + " " + "  ".join(say("tell.seat_points", seat=s, points=f"{p:>3}")
+                                                        for s, p in enumerate(event.scores))
+            + "\n  " + say("tell.totals") + " " + "  ".join(say("tell.seat_points", seat=s, points=f"{t:>3}")
+                                                           for s, t in enumerate(event.totals)) + stuck)
+
+
+def counts(hand: int) -> tuple[int, int]:
+    """R7: the sets and the runs of a hand's contract."""
+    c = CONTRACTS[hand]
+    return c.sets, c.runs

@@ -23,9 +23,10 @@ from zioncheck.cli import (
     serve_cmd,
     simulate_cmd,
     views_cmd,
+    words,
 )
 from zioncheck.cli.options import CommandFailed
-from zioncheck.cli.words import INTERRUPTED
+from zioncheck.contracts.languages import LANGUAGES
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
                credentials_cmd, asyncapi_cmd, openapi_cmd]
@@ -33,6 +34,7 @@ SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="zioncheck", description="Zioncheck Table: the contract-rummy game service.")
+    p.add_argument("--lang", choices=LANGUAGES, help=words.LANG_HELP)   # read before parsing: see main
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in SUBCOMMANDS:
         module.add(sub)
@@ -43,8 +45,15 @@ READER_GONE = 128 + 13   # 128 + SIGPIPE, as a shell reports a command its pipe'
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = parser().parse_args(argv)
+        # The language comes first, as the help and every word depend on it: --lang anywhere, or the environment.
+        words.use(words.choose_language(argv, os.environ))
+    except words.UnknownLanguage as failure:
+        print(f"zioncheck: {failure}", file=sys.stderr)
+        return 2
+    try:
+        args = parser().parse_args(_without_lang(argv))
         try:
             return args.func(args) or 0
         except CommandFailed as failure:
@@ -64,11 +73,24 @@ def main(argv: list[str] | None = None) -> int:
             print(f"zioncheck {args.command}: {error}", file=sys.stderr)
             return 2
     except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
+        print(words.INTERRUPTED, file=sys.stderr)
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return READER_GONE
+
+
+def _without_lang(argv: list[str]) -> list[str]:
+    """`argv` without its --lang, which any subcommand takes and main has already read."""
+    out, skip = [], False
+    for i, arg in enumerate(argv):
+        if skip:
+            skip = False
+        elif arg == "--lang" and i + 1 < len(argv):
+            skip = True
+        elif not arg.startswith("--lang="):
+            out.append(arg)
+    return out
 
 
 def _silence_stdout() -> None:

@@ -23,7 +23,8 @@ async def start_game(client: GameClient, follower: Follower, game: str, players:
     start = StartGame(game_id=game, players=players, seats=seats or [], limits=Limits(bot_seconds=pace))
     started = await follower.outcome(await client.send(game, start))
     if refused := refusal_of(started):
-        raise CommandFailed(words.START_REFUSED.format(why=explain_refusal(refused.reason, refused.detail)), 1)
+        why = explain_refusal(refused.reason, refused.detail, words.language)
+        raise CommandFailed(words.START_REFUSED.format(why=why), 1)
 
 
 def add_bus(p, default: str = "start an embedded one") -> None:

@@ -4,17 +4,17 @@ import sys
 import threading
 
 from zioncheck.cli import words
-from zioncheck.cli.live import Face, letters, narrate, table_lines
+from zioncheck.cli.live import Face, counts, letters, narrate, table_lines
 from zioncheck.cli.moves import NotAMove, parse
 from zioncheck.cli.options import CommandFailed, add_bus, add_seats, seat_bots, start_game
 from zioncheck.cli.terminal import Terminal
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import PERSON, Command, LayOff, SwapJoker
 from zioncheck.contracts.events import Discarded, HandDealt, Rejected
+from zioncheck.contracts.languages import contract
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.cards import RANK_VALUE, SUITS, rank, suit
-from zioncheck.domain.hands import describe
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
@@ -113,7 +113,7 @@ def _why(refusal: Rejected, command: Command) -> str:
     detail = refusal.detail
     if refusal.reason == "no_such_meld" and isinstance(command, LayOff | SwapJoker):
         detail = words.NO_SUCH_MELD.format(owner=command.target[0], number=command.target[1] + 1)
-    return explain_refusal(refusal.reason, detail)
+    return explain_refusal(refusal.reason, detail, words.language)
 
 
 async def _show(follower: Follower, seat: int, out: Terminal) -> None:
@@ -152,7 +152,8 @@ def screen(state: GameState, seat: int, face: Face = letters) -> str:
     else:
         todo = words.THEIR_TURN.format(seat=state.turn)
     return "\n".join([table_lines(state, face), words.TABLE_FACTS.format(top=top, stock=len(state.stock), sizes=sizes),
-                      words.HAND_LINE.format(hand=state.hand, contract=describe(state.hand)),
+                      words.HAND_LINE.format(hand=state.hand,
+                                             contract=contract(words.language, *counts(state.hand))),
                       words.YOUR_CARDS.format(cards=mine), todo])
 
 

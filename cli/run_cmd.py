@@ -4,6 +4,7 @@ import os
 import sys
 
 from zioncheck.application.replay import state_hash
+from zioncheck.cli import words
 from zioncheck.cli.live import Face, face_for, narrate
 from zioncheck.cli.options import add_bus, add_seats, seat_bots, start_game
 from zioncheck.client import Follower, GameClient
@@ -36,10 +37,10 @@ def main(args) -> int:
     configure_logging(args.log_level)
     serve_metrics(args.metrics_port)
     with bus(args.nats_url, args.credentials) as access:
-        print(f"NATS at {', '.join(access.servers)}")
+        print(words.NATS_AT.format(servers=", ".join(access.servers)))
         game = asyncio.run(_play(access, names, args.pace, args.seed))
     me = _command_name()
-    print(f"\nReplay it: {me} replay {game}\n   or: {me} export {game} -o {game}.jsonl && {me} replay {game}.jsonl")
+    print("\n" + words.REPLAY_IT.format(me=me, game=game))
     return 0
 
 
@@ -83,13 +84,13 @@ async def _standings(client: GameClient, game: str) -> None:
     """The scoring service's standings, read back from its KV bucket."""
     standings = await client.final_standings(game)
     if standings is None:
-        print("\nThe scoring service has not published final standings (is it running?)")
+        print("\n" + words.NO_STANDINGS)
         return
     order = sorted(range(standings.players), key=lambda s: standings.totals[s])
-    print("\nStandings (from the scoring service):")
+    print("\n" + words.STANDINGS)
     for place, seat in enumerate(order, 1):
-        mark = "  <- winner" if seat in standings.winners else ""
-        print(f"  {place}. seat {seat}: {standings.totals[seat]} points{mark}")
+        mark = words.WINNER_MARK if seat in standings.winners else ""
+        print(words.STANDING.format(place=place, seat=seat, points=standings.totals[seat]) + mark)
 
 
 def _command_name() -> str:

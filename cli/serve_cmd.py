@@ -1,4 +1,5 @@
 """`zioncheck serve`: run the services for real use, all or one by name."""
+import argparse
 import asyncio
 import signal
 import sys
@@ -51,6 +52,10 @@ def _add_gateway_limits(p) -> None:
     g.add_argument("--platform-keys", metavar="FILE", type=Path,
                    help="the platform keys that may open games, one a line, optionally name:key "
                         "(default: .zioncheck/platform-keys, made with one random key on first start)")
+    g.add_argument("--public-lobby", action=argparse.BooleanOptionalAction, default=None,
+                   help="let anyone who reaches the gateway open games from its lobby page, without a platform "
+                        "key, counted under one shared name with its limits (default: on when --host is a "
+                        "loopback address, off otherwise; behind a proxy on this machine, say --no-public-lobby)")
     g.add_argument("--games-per-minute", type=float, metavar="N", default=d.games_per_minute,
                    help=f"games one platform key may open a minute (default {d.games_per_minute:g})")
     g.add_argument("--requests-per-second", type=float, metavar="N", default=d.requests_per_second,
@@ -87,7 +92,7 @@ def main(args) -> int:
     with bus(args.nats_url, args.credentials) as access:
         try:
             asyncio.run(_serve(args.services or list(SERVICES), access, args.replicas, args.host, args.port,
-                               args.platform_keys, limits))
+                               args.platform_keys, limits, args.public_lobby))
         except (NoGateway, TopologyMissing, PermissionError) as error:
             print(f"zioncheck serve: {error}", file=sys.stderr)
             return 2
@@ -95,7 +100,7 @@ def main(args) -> int:
 
 
 async def _serve(names: list[str], access: Access, replicas: int | None, host: str, port: int,
-                 platform_keys: Path | None, limits: Limits) -> None:
+                 platform_keys: Path | None, limits: Limits, public_lobby: bool | None = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -103,7 +108,8 @@ async def _serve(names: list[str], access: Access, replicas: int | None, host: s
     subscribers = [name for name in names if name != "gateway"]
     services = await Services().start(subscribers, access, replicas=replicas)
     try:
-        gateway = await Running.start(access, host, port, platform_keys=platform_keys, limits=limits) \
+        gateway = await Running.start(access, host, port, platform_keys=platform_keys, limits=limits,
+                                      public_lobby=public_lobby) \
             if "gateway" in names else None
     except OSError as error:
         await services.stop()
@@ -118,7 +124,10 @@ async def _serve(names: list[str], access: Access, replicas: int | None, host: s
         print(f"gateway on {gateway.url}/ (API: {gateway.url}/openapi.json)", flush=True)
         made = "made a new platform key in" if gateway.keys_made else "platform keys in"
         print(f"{made} {gateway.keys_file}: opening a game takes one, as {HEADER} "
-              f"(on the web page, paste it into its key field)", flush=True)
+              f"(on the web page, paste it into its key field where the lobby is not public)", flush=True)
+        if gateway.gateway.public_lobby:
+            print(f"the lobby is public: anyone who reaches {gateway.url}/ may open games there without a key "
+                  "(--no-public-lobby to require one)", flush=True)
     await stop.wait()
     if gateway:
         await gateway.stop()

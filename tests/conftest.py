@@ -1,6 +1,8 @@
 """Fixtures for the tests that talk to a real nats-server: each server has its own port, store and
 logins, and runs with the shipped users and permissions (services/bus/access.py). Which backend runs the
 servers (tests/nats_backends.py: processes or containers) is said at the start of the run."""
+import os
+
 import nats_backends
 import pytest
 from nats_backends import start_nats
@@ -10,6 +12,7 @@ from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import SERVICES, Services
 
 configure_logging("warning")
+os.environ["LANGUAGE"] = "en"   # the tests read English, whatever the machine's locale; tests/test_words.py tries the others
 
 
 def pytest_sessionstart(session):

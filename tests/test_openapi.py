@@ -76,6 +76,7 @@ def test_opening_a_game_takes_a_platform_key_and_every_429_says_when_to_retry():
     assert {"401", "409", "429"} <= set(create["responses"])
     limited = [(path, method, operation["responses"]["429"]) for path, item in document["paths"].items()
                for method, operation in item.items() if "429" in operation["responses"]]
-    assert {(path, method) for path, method, _ in limited} == {("/games", "post"), ("/games/{game}/commands", "post")}
+    assert {(path, method) for path, method, _ in limited} == {("/games", "post"), ("/lobbies", "post"),
+                                                               ("/games/{game}/commands", "post")}
     for _, _, response in limited:
         assert response["headers"]["Retry-After"]["schema"]["type"] == "integer"

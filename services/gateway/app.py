@@ -22,6 +22,8 @@ from starlette.staticfiles import StaticFiles
 
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import SeatCommand
+from zioncheck.contracts.languages import LANGUAGES
+from zioncheck.contracts.languages import path as catalogue_path
 from zioncheck.contracts.log import tag_of
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.services.bus.access import Access
@@ -31,13 +33,15 @@ from zioncheck.services.gateway.games import Games
 from zioncheck.services.gateway.keys import HEADER, Keyring
 from zioncheck.services.gateway.limits import Limiter, Limits
 from zioncheck.services.gateway.live import Hubs
+from zioncheck.services.gateway.lobbies import Lobbies, Lobby
 from zioncheck.services.gateway.problems import HANDLERS, HTTPProblem, json_response, read_json
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.sockets import public_stream, seat_stream
-from zioncheck.services.gateway.tokens import bearer, check_seat, issue, verify
-from zioncheck.services.gateway.wire import GameCreated, NewGame, SeatTicket
+from zioncheck.services.gateway.tokens import DOMAIN, HOST, HOST_SEAT, TokenRefused, bearer, check_seat, issue, verify
+from zioncheck.services.gateway.wire import GameCreated, LobbySeat, LobbyState, NewGame, SeatTicket
 
 STATIC = Path(__file__).parent / "static"
+PUBLIC_LOBBY = "public lobby"   # the name keyless lobbies are counted under: no key's name holds a space (keys.NAME)
 SEAT_TYPES = tuple(tag_of(cls) for cls in typing.get_args(SeatCommand))
 
 
@@ -54,6 +58,8 @@ class Gateway:
     games: Games | None = None
     reads: Reads | None = None
     hubs: Hubs | None = None
+    lobbies: Lobbies | None = None
+    public_lobby: bool = False   # anyone who reaches the gateway may open a lobby without a platform key
 
 
 async def list_games(request: Request) -> Response:
@@ -66,6 +72,21 @@ async def create_game(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     key = gateway.keys.match(request.headers.get(HEADER))
     gateway.limiter.request(key.name)
+    new = await _new_game(request)
+    gateway.games.check_room(key.name)
+    gateway.limiter.new_game(key.name)
+    game, now = await gateway.games.create(new, owner=key.name), time.time()
+    issued = {seat: issue(gateway.secret, game, seat, gateway.token_ttl, now)
+              for seat, player in enumerate(new.seats) if player == "person"}
+    tickets = [SeatTicket(seat=seat, player=player, token=issued.get(seat),
+                          link=f"/play/{game}#token={issued[seat]}" if seat in issued else None)
+               for seat, player in enumerate(new.seats)]
+    expires = int(now + gateway.token_ttl)
+    created = GameCreated(game_id=game, players=new.players, seats=tickets, expires=expires, watch=f"/watch/{game}")
+    return json_response(created, 201, {"Location": f"/games/{game}/public"})
+
+
+async def _new_game(request: Request) -> NewGame:
     new = await read_json(request, NewGame, "invalid_game")
     if not MIN_PLAYERS <= new.players <= MAX_PLAYERS:   # R1, refused before anything is sent or counted
         raise HTTPProblem(422, "invalid_game", f"a game seats {MIN_PLAYERS} to {MAX_PLAYERS} players, "
@@ -73,15 +94,67 @@ async def create_game(request: Request) -> Response:
     if len(new.seats) != new.players:
         raise HTTPProblem(422, "invalid_game", f"{new.players} players need {new.players} seats, "
                                                f"not {len(new.seats)}")
-    gateway.games.check_room(key.name)
-    gateway.limiter.new_game(key.name)
-    game, now = await gateway.games.create(new, owner=key.name), time.time()
-    tickets = [SeatTicket(seat=seat, player=player, token=issue(gateway.secret, game, seat, gateway.token_ttl, now)
-                          if player == "person" else None)
-               for seat, player in enumerate(new.seats)]
-    expires = int(now + gateway.token_ttl)
-    created = GameCreated(game_id=game, players=new.players, seats=tickets, expires=expires, watch=f"/watch/{game}")
-    return json_response(created, 201, {"Location": f"/games/{game}/public"})
+    return new
+
+
+async def open_lobby(request: Request) -> Response:
+    """Like POST /games, but nothing starts until the host says so; without a key only when the lobby is public."""
+    gateway: Gateway = request.app.state.gateway
+    presented = request.headers.get(HEADER)
+    if presented or not gateway.public_lobby:
+        owner = gateway.keys.match(presented).name
+    else:
+        owner = PUBLIC_LOBBY
+    gateway.limiter.request(owner)
+    new = await _new_game(request)
+    gateway.games.check_room(owner)
+    gateway.limiter.new_game(owner)
+    lobby = gateway.lobbies.open(new, owner, expires=int(time.time() + gateway.token_ttl))
+    return json_response(_lobby_state(gateway, lobby, host=True), 201, {"Location": f"/lobbies/{lobby.game}"})
+
+
+async def lobby_state(request: Request) -> Response:
+    """To the host: every seat's link. To a seat's token: who has joined, and that seat counts as joined now."""
+    gateway: Gateway = request.app.state.gateway
+    game = request.path_params["game"]
+    token = bearer(request.headers.get("authorization"))
+    try:
+        verify(gateway.secret, token, game, domain=HOST)
+    except TokenRefused as refused:
+        if refused.error != "token_forged":   # a host's token, but expired or for another game
+            raise
+        claims = verify(gateway.secret, token, game)   # a seat's token, or this refusal
+        return json_response(_lobby_state(gateway, gateway.lobbies.join(game, claims.seat), you=claims.seat))
+    return json_response(_lobby_state(gateway, gateway.lobbies.get(game), host=True))
+
+
+async def start_lobby(request: Request) -> Response:
+    """The host's token only: publish the game's StartGame (as POST /games does) and seat its bots."""
+    gateway: Gateway = request.app.state.gateway
+    game = request.path_params["game"]
+    verify(gateway.secret, bearer(request.headers.get("authorization")), game, domain=HOST)
+    lobby = await gateway.lobbies.start(game)
+    return json_response(_lobby_state(gateway, lobby, host=True, started=True))
+
+
+def _lobby_state(gateway: Gateway, lobby: Lobby, host: bool = False, you: int | None = None,
+                 started: bool = False) -> LobbyState:
+    """The lobby as its host (links) or one of its seats (no links) sees it. A link's token follows `#`, so a
+    browser never sends it to a server in a request line or a Referer."""
+    game = lobby.game
+
+    def sign(seat: int, domain: bytes = DOMAIN) -> str:   # each token expires with the lobby's links
+        return issue(gateway.secret, game, seat, ttl=0, now=lobby.expires, domain=domain)
+
+    def link(seat: int) -> str:
+        return f"/play/{game}#token={sign(seat)}"
+
+    seats = [LobbySeat(seat=seat, player=player, joined=seat in lobby.joined,
+                       link=link(seat) if host and player == "person" else None)
+             for seat, player in enumerate(lobby.new.seats)]
+    own = f"/lobby/{game}#host={sign(HOST_SEAT, HOST)}" if host else None
+    return LobbyState(game_id=game, players=lobby.new.players, seats=seats, started=started, expires=lobby.expires,
+                      host=own, you=you, watch=f"/watch/{game}")
 
 
 async def send_command(request: Request) -> Response:
@@ -143,6 +216,15 @@ async def document(request: Request) -> Response:
     return json_response(request.app.state.document)
 
 
+async def words(request: Request) -> Response:
+    """One language's catalogue of words (contracts/words/), which the web pages speak."""
+    language = request.path_params["language"]
+    if language not in LANGUAGES:
+        raise HTTPProblem(404, "not_found", f"no words in {language[:20]!r}: the languages are {', '.join(LANGUAGES)}")
+    return FileResponse(catalogue_path(language), media_type="application/json",
+                        headers={"Cache-Control": "no-cache"})
+
+
 async def index_page(request: Request) -> Response:
     return FileResponse(STATIC / "index.html")
 
@@ -151,13 +233,27 @@ async def watch_page(request: Request) -> Response:
     return FileResponse(STATIC / "watch.html")
 
 
+async def play_page(request: Request) -> Response:
+    return FileResponse(STATIC / "play.html")
+
+
+async def lobby_page(request: Request) -> Response:
+    return FileResponse(STATIC / "lobby.html")
+
+
 ROUTES = [
     Route("/", index_page),
     Route("/watch/{game}", watch_page),
+    Route("/play/{game}", play_page),
+    Route("/lobby/{game}", lobby_page),
     Route("/openapi.json", document),
+    Route("/words/{language}", words),
     Route("/games", list_games, methods=["GET"]),
     Route("/games", create_game, methods=["POST"]),
     Route("/games/{game}/commands", send_command, methods=["POST"]),
+    Route("/lobbies", open_lobby, methods=["POST"]),
+    Route("/lobbies/{game}", lobby_state),
+    Route("/lobbies/{game}/start", start_lobby, methods=["POST"]),
     Route("/games/{game}/view", seat_view),
     Route("/games/{game}/public", public_view),
     Route("/games/{game}/log", game_log),
@@ -177,6 +273,7 @@ def create_app(gateway: Gateway) -> Starlette:
         gateway.games = Games(client, gateway.reads, open_per_key=gateway.limits.open_games,
                               idle_after=gateway.limits.idle_minutes * 60).start()
         gateway.hubs = Hubs(client.js, views)
+        gateway.lobbies = Lobbies(gateway.games, keep_for=gateway.limits.idle_minutes * 60)
         try:
             yield
         finally:

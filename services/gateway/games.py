@@ -74,6 +74,7 @@ class Games:
         self.open_per_key, self.idle_after, self.followed_kept = open_per_key, idle_after, followed_kept
         self.held: dict[str, Held] = {}
         self.opening: Counter[str] = Counter()   # games each key is opening right now
+        self.waiting: Counter[str] = Counter()   # lobbies each key holds, not yet started (lobbies.py)
         self._sweeper: asyncio.Task | None = None
 
     def start(self) -> "Games":
@@ -88,8 +89,8 @@ class Games:
             await self._release(game, "gateway stopped")
 
     def open_by(self, owner: str) -> int:
-        """Games the key holds here: open ones, and ones being opened."""
-        return self.opening[owner] + sum(1 for held in self.held.values() if held.owner == owner)
+        """Games the key holds here: open ones, ones being opened, and lobbies waiting to start."""
+        return self.opening[owner] + self.waiting[owner] + sum(1 for held in self.held.values() if held.owner == owner)
 
     def check_room(self, owner: str) -> None:
         """TooManyOpen when the key may open no more games until one of its games ends or idles."""
@@ -98,12 +99,14 @@ class Games:
                               f"key may: one must end, or go {self.idle_after / 60:g} minutes without a move, "
                               "before it opens another")
 
-    async def create(self, new: NewGame, owner: str) -> str:
-        """Open a game for the key `owner` (TooManyOpen when it holds its fill); its start seats its bots."""
+    async def create(self, new: NewGame, owner: str, game: str | None = None) -> str:
+        """Open a game for the key `owner` (TooManyOpen when it holds its fill); its start seats its bots.
+
+        `game` is the id a lobby reserved for it; without one the game gets a new id."""
         self.check_room(owner)
         self.opening[owner] += 1   # before any await: concurrent requests see this one's place taken
         try:
-            game, follower = await self._start(new)
+            game, follower = await self._start(new, game or new_game_id())
         finally:
             self.opening[owner] -= 1
             if not self.opening[owner]:
@@ -113,8 +116,7 @@ class Games:
         log.info("game_opened", game=game, key=owner, seats=",".join(new.seats), pace=new.pace)
         return game
 
-    async def _start(self, new: NewGame) -> tuple[str, Follower]:
-        game = new_game_id()
+    async def _start(self, new: NewGame, game: str) -> tuple[str, Follower]:
         follower = await self.client.follow(game)
         try:
             limits = Limits(turn_seconds=new.turn_seconds, bot_seconds=new.pace)

@@ -55,9 +55,9 @@ class Spectator:
 class ViewWatch:
     """Frames of one KV key's newest value, each view at most once and never an older one."""
 
-    def __init__(self, kv: KeyValue, key: str, deliver: Callable[[str, int], None]):
+    def __init__(self, kv: KeyValue, key: str, deliver: Callable[[str, int], None], after: int = -1):
         self.kv, self.key, self.deliver = kv, key, deliver
-        self.seq = -1
+        self.seq = after    # the newest view delivered, or the one the client says it has
         self.initial = asyncio.Event()   # the value stored when the watch began has been delivered
 
     async def start(self) -> "ViewWatch":
@@ -132,12 +132,18 @@ class Hub:
             for spectator in list(self.spectators):
                 spectator.offer(frame)
 
-    def join(self, spectator: Spectator) -> None:
-        """The newest view, then the latest moves, then every frame as it comes (no await: nothing slips between)."""
+    def join(self, spectator: Spectator, after: int | None = None) -> None:
+        """The newest view, then the latest moves, then every frame as it comes (no await: nothing slips between).
+
+        A client that saw every feed batch up to `after` resumes there: every batch past it, none it has seen.
+        The newest view comes either way (views and feed arrive apart, so the client's view may be older than
+        its feed; a view is a snapshot, and the client keeps the one with the highest seq). Catching up is
+        not held against the backlog: it goes in at once."""
         if self.view:
-            spectator.offer(self.view)
-        for _, frame in self.feed[-HISTORY:]:
-            spectator.offer(frame)
+            spectator.frames.put_nowait(self.view)
+        missed = self.feed[-HISTORY:] if after is None else [(seq, f) for seq, f in self.feed if seq > after]
+        for _, frame in missed:
+            spectator.frames.put_nowait(frame)
         self.spectators.add(spectator)
 
 
@@ -148,7 +154,7 @@ class Hubs:
         self.js, self.kv = js, kv
         self.hubs: dict[str, Hub] = {}
 
-    async def join(self, game: str, spectator: Spectator) -> Hub:
+    async def join(self, game: str, spectator: Spectator, after: int | None = None) -> Hub:
         hub = self.hubs.get(game)
         if hub is None:
             hub = self.hubs[game] = Hub(game)
@@ -160,7 +166,7 @@ class Hubs:
                 del self.hubs[game]
                 await hub.close()
             raise
-        hub.join(spectator)
+        hub.join(spectator, after)
         SPECTATORS.inc()
         return hub
 

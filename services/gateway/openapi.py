@@ -16,6 +16,7 @@ from importlib.metadata import version
 import msgspec
 
 from zioncheck.contracts.commands import SeatCommand
+from zioncheck.contracts.languages import LANGUAGES
 from zioncheck.contracts.reasons import Reason
 from zioncheck.contracts.views import PublicView, SeatView
 from zioncheck.services.gateway.keys import HEADER
@@ -24,6 +25,7 @@ from zioncheck.services.gateway.problems import MAX_DEPTH
 from zioncheck.services.gateway.wire import (
     GameCreated,
     GameSummary,
+    LobbyState,
     NewGame,
     Outcome,
     Problem,
@@ -34,7 +36,7 @@ from zioncheck.services.gateway.wire import (
 
 REGENERATE = "zioncheck openapi -o docs/openapi.json"
 SCHEMAS = "#/components/schemas/{name}"
-NAMED = [NewGame, GameCreated, SeatCommand, Outcome, PublicView, SeatView, GameSummary, ReplayStep, Problem,
+NAMED = [NewGame, GameCreated, LobbyState, SeatCommand, Outcome, PublicView, SeatView, GameSummary, ReplayStep, Problem,
          PublicMessage, SeatMessage]
 UNIONS = {SeatCommand: "SeatCommand", PublicMessage: "PublicMessage", SeatMessage: "SeatMessage"}
 
@@ -73,6 +75,22 @@ GAME = {"name": "game", "in": "path", "required": True, "description": "The game
         "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
 TOKEN = {"name": "token", "in": "query", "required": True, "schema": {"type": "string"},
          "description": "The seat token (a browser cannot set headers on a WebSocket)."}
+AFTER = {"name": "after", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
+         "description": "Resume: the seq of the last batch this client saw. The public stream sends the newest "
+                        "view and every feed batch past it (none lost, none twice); the seat stream a view only "
+                        "once one is newer. 4400 if malformed."}
+LOBBY_PROBLEMS = {
+    401: "No usable token (`error` says which); a host token where a seat's is taken, or a seat's where the "
+         "host's is, is `token_forged`.",
+    404: "`no_such_lobby`: no lobby of this id waits here: it has started (open the game), was dropped unstarted, "
+         "or was opened on another gateway.",
+}
+OPEN_LOBBY_PROBLEMS = CREATE_PROBLEMS | {
+    401: f"No platform key in {HEADER} while the lobby is not public, or a key this gateway does not know "
+         "(`platform_key_missing`, `platform_key_unknown`).",
+}
+LANGUAGE = {"name": "language", "in": "path", "required": True, "description": "The language.",
+            "schema": {"type": "string", "enum": list(LANGUAGES)}}
 STEP = {"name": "step", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
         "description": "How many log batches to fold (default: all of them)."}
 
@@ -88,6 +106,7 @@ class Op:
     body: str | None = None
     seat_token: bool = False
     platform_key: bool = False
+    host_token: bool = False                            # a lobby's host token; with seat_token: either one
     params: tuple[dict, ...] = ()
     media: str = "application/json"
     description: str = ""
@@ -98,7 +117,15 @@ OPS = [
     Op("get", "/", "indexPage", "The web page listing games.", (200, "HTML.", None), media="text/html"),
     Op("get", "/watch/{game}", "watchPage", "The web page showing one game live, or its replay once over.",
        (200, "HTML.", None), params=(GAME,), media="text/html"),
+    Op("get", "/play/{game}", "playPage", "The web page of one seat: its hand, the table, every move by tap. "
+       "The seat's token follows `#token=` in the address, which the browser never sends.",
+       (200, "HTML.", None), params=(GAME,), media="text/html"),
+    Op("get", "/lobby/{game}", "lobbyPage", "The web page of a lobby's host: the seats' links, who has joined, "
+       "start. The host token follows `#host=`.", (200, "HTML.", None), params=(GAME,), media="text/html"),
     Op("get", "/openapi.json", "openapi", "This document.", (200, "The OpenAPI document.", None)),
+    Op("get", "/words/{language}", "words", "Every word the web pages say, in one language.",
+       (200, "The catalogue: each key's template (`{name}` placeholders), or its plural forms by CLDR category.",
+        None), (404,), params=(LANGUAGE,), notes={404: "No catalogue for that language."}),
     Op("get", "/games", "listGames", "Every stored game, the most recently changed first.",
        (200, "The games.", "GameSummary[]")),
     Op("post", "/games", "createGame", "Open a game; bots sit where `seats` names them, people get tokens.",
@@ -107,6 +134,22 @@ OPS = [
        description=f"Takes a platform key in {HEADER}. The gateway publishes StartGame and plays the bot "
                    "seats itself, each waiting `pace` seconds before its turn's move. 422 `start_refused` "
                    "when the rules refuse the game (R18)."),
+    Op("post", "/lobbies", "openLobby", "Open a lobby: a game whose seats are set, started later by its host.",
+       (201, "The lobby, with the host's link and a link per person's seat.", "LobbyState"),
+       (400, 401, 409, 413, 422, 429), body="NewGame", platform_key=True, notes=OPEN_LOBBY_PROBLEMS,
+       description=f"Takes a platform key in {HEADER}, unless the gateway's lobby is public (`--public-lobby`, on "
+                   "by default when it listens on loopback only); then a request without one is counted under "
+                   "the name `public lobby`. A lobby counts as one of its key's open games; nothing is published "
+                   "until it starts. Each link's token follows `#`: a seat's admits that seat only."),
+    Op("get", "/lobbies/{game}", "lobbyState", "A lobby: who sits where and who has joined.",
+       (200, "With the host's token: every seat's link. With a seat's: no links, and that seat is marked "
+             "joined.", "LobbyState"), (401, 403, 404), seat_token=True, host_token=True, params=(GAME,),
+       notes=LOBBY_PROBLEMS),
+    Op("post", "/lobbies/{game}/start", "startLobby", "Start a lobby's game (the host's token only).",
+       (200, "Started: the StartGame is published and the bots seated; the lobby is gone.", "LobbyState"),
+       (401, 403, 404, 409, 422), host_token=True, params=(GAME,), notes=LOBBY_PROBLEMS,
+       description="422 `start_refused` when the rules refuse the game (R18); 409 when the key holds its fill "
+                   "of open games."),
     Op("post", "/games/{game}/commands", "sendCommand", "A move of the token's seat.",
        (200, "The command reached the table: accepted with its events, or refused (R18) with reason "
              "and detail. Either way it is in the log.", "Outcome"),
@@ -128,10 +171,10 @@ OPS = [
     Op("get", "/games/{game}/public/ws", "publicStream", "WebSocket: the public view, then every change.",
        (101, "Switching Protocols. Frames are PublicMessage: the newest view, the latest feed batches, then "
              "each new view and feed batch. Closes 4404 for an unknown game, 1013 for a client that lags.",
-        "PublicMessage"), params=(GAME,)),
+        "PublicMessage"), params=(GAME, AFTER)),
     Op("get", "/games/{game}/view/ws", "seatStream", "WebSocket: the seat's view, then every change.",
        (101, "Switching Protocols. Frames are SeatMessage. Closes 4401 or 4403 when the token does not "
-             "act for this game, 4404 for an unknown game.", "SeatMessage"), params=(GAME, TOKEN)),
+             "act for this game, 4404 for an unknown game.", "SeatMessage"), params=(GAME, TOKEN, AFTER)),
 ]
 
 
@@ -167,6 +210,8 @@ def _operation(op: Op) -> dict:
         out["requestBody"] = {"required": True, "content": {"application/json": {"schema": _schema(op.body)}}}
     if op.seat_token:
         out["security"] = [{"seatToken": []}]
+    if op.host_token:
+        out["security"] = [{"hostToken": []}] + out.get("security", [])
     if op.platform_key:
         out["security"] = [{"platformKey": []}]
     out["responses"] = {str(status): ok} | {str(code): _problem(op, code) for code in op.problems}
@@ -200,6 +245,10 @@ def document() -> dict:
                 "seatToken": {
                     "type": "http", "scheme": "bearer", "bearerFormat": "zioncheck seat token",
                     "description": "HMAC-SHA256-signed {game, seat, exp}: acts for that seat of that game only."},
+                "hostToken": {
+                    "type": "http", "scheme": "bearer", "bearerFormat": "zioncheck lobby host token",
+                    "description": "HMAC-SHA256-signed {game, exp} under another domain than seat tokens: shows a "
+                                   "lobby's links and starts it; acts for no seat."},
                 "platformKey": {
                     "type": "apiKey", "in": "header", "name": HEADER,
                     "description": "One of the gateway's platform keys (its platform-keys file): opens games."}},

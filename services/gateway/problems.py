@@ -7,6 +7,7 @@
 | 401 | platform_key_missing, platform_key_unknown | opening a game with no platform key, or an unknown one |
 | 403 | token_for_another_game, token_for_another_seat | a good token, but not for this |
 | 404 | no_such_game, not_found | no game of that id is stored; no such page |
+| 404 | no_such_lobby | no lobby of that id waits on this gateway (started, dropped, or never opened here) |
 | 405 | method_not_allowed | |
 | 409 | game_in_play | a game's log or replay before the game is over |
 | 409 | too_many_open_games | the platform key holds as many open games as a key may |
@@ -30,6 +31,7 @@ from zioncheck.contracts.log import json_depth
 from zioncheck.services.gateway.games import StartRefused, TooManyOpen
 from zioncheck.services.gateway.keys import HEADER, KeyRefused
 from zioncheck.services.gateway.limits import RateLimited
+from zioncheck.services.gateway.lobbies import NoLobby
 from zioncheck.services.gateway.reads import GameNotFound, InPlay, NoView
 from zioncheck.services.gateway.tokens import TokenRefused
 from zioncheck.services.gateway.wire import Problem
@@ -118,6 +120,7 @@ async def _http(request: Request, exc: HTTPException) -> Response:
 # The gateway's own exceptions: each is one status and error; its message is the detail.
 MAPPED = {
     GameNotFound: (404, "no_such_game"),
+    NoLobby: (404, "no_such_lobby"),
     InPlay: (409, "game_in_play"),
     NoView: (503, "no_view_yet"),
     StartRefused: (422, "start_refused"),

@@ -7,9 +7,14 @@ returns once the app is up and connected to NATS; `await running.stop()` ends it
 `platform_keys` names the keys file (keys.py); without one the gateway uses, and on
 first start makes, .zioncheck/platform-keys. `.keys_file` says which it read and
 `.keys_made` whether it made it just now, for the operator to be told where it is.
+
+`public_lobby` lets anyone who reaches the gateway open a lobby (POST /lobbies) without a
+platform key. Left as None it is on when the gateway listens on loopback only (the
+embedded default: only this machine reaches it) and off on any other address.
 """
 import asyncio
 import contextlib
+import ipaddress
 import socket
 from pathlib import Path
 
@@ -25,6 +30,16 @@ WS_MAX_SIZE = 64 * 1024   # uvicorn closes any WebSocket frame larger than this 
 # No per-message deflate: each frame goes to every spectator of a game, and compressing it
 # once per connection (each has its own compression context) cost more CPU than all the rest
 # of the fan-out (bench/fanout.py).
+
+
+def loopback(host: str) -> bool:
+    """The address is this machine's own: 127.0.0.0/8, ::1 or localhost."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class _Server(uvicorn.Server):
@@ -45,12 +60,13 @@ class Running:
     @classmethod
     async def start(cls, access: Access, host: str = "127.0.0.1", port: int = 8080, secret: bytes | None = None,
                     token_ttl: float = 24 * 3600, backlog: int = 1024, platform_keys: Path | None = None,
-                    limits: Limits | None = None) -> "Running":
+                    limits: Limits | None = None, public_lobby: bool | None = None) -> "Running":
         """Serve until stop(); keys.KeysError (a ValueError) when the keys file is unusable, before binding."""
         keys_file, made = (Path(platform_keys), False) if platform_keys else keys.ensure_file()
         keyring = keys.Keyring(keys.load(keys_file))
         gateway = Gateway(access=access, secret=secret or load_secret(), keys=keyring, limits=limits or Limits(),
-                          token_ttl=token_ttl, backlog=backlog)
+                          token_ttl=token_ttl, backlog=backlog,
+                          public_lobby=loopback(host) if public_lobby is None else public_lobby)
         config = uvicorn.Config(create_app(gateway), log_config=None, access_log=False, lifespan="on",
                                 ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False, ws_ping_interval=20, timeout_graceful_shutdown=3)
         server = _Server(config)

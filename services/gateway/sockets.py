@@ -13,6 +13,11 @@ a reason a browser can read:
 | 1008 | a text frame that is not a ping (nested too deep included: decode_json bounds it before decoding) |
 | 1009 | a frame over MAX_FRAME bytes (uvicorn closes frames over its ws_max_size itself) |
 | 1013 | the client fell `backlog` frames behind; reconnect for the newest view |
+| 4400 | `?after=` is not a whole number |
+
+`?after=N` resumes a stream: the client has seen every batch up to seq N. The public
+stream then sends the newest view and every feed batch past N, none lost and none
+twice; the seat stream sends the seat's view only once one is newer than N.
 """
 import asyncio
 import contextlib
@@ -45,11 +50,14 @@ async def public_stream(websocket: WebSocket) -> None:
     game = websocket.path_params["game"]
     await websocket.accept()
     try:
+        after = _after(websocket)
         await gateway.reads.require(game)
     except GameNotFound:
         return await _close(websocket, Close(4404, f"no game {game[:64]!r} is stored"))
+    except Close as close:
+        return await _close(websocket, close)
     spectator = Spectator(gateway.backlog)
-    hub = await gateway.hubs.join(game, spectator)
+    hub = await gateway.hubs.join(game, spectator, after)
     try:
         await pump(websocket, spectator)
     finally:
@@ -62,18 +70,31 @@ async def seat_stream(websocket: WebSocket) -> None:
     await websocket.accept()
     try:
         claims = verify(gateway.secret, websocket.query_params.get("token"), game)
+        after = _after(websocket)
         await gateway.reads.require(game)
+    except Close as close:
+        return await _close(websocket, close)
     except TokenRefused as refused:
         return await _close(websocket, Close(4400 + refused.status % 100, f"{refused.error}: {refused.detail}"))
     except GameNotFound:
         return await _close(websocket, Close(4404, f"no game {game[:64]!r} is stored"))
     spectator = Spectator(gateway.backlog)
     watch = await ViewWatch(gateway.reads.kv, seat_view_key(game, claims.seat),
-                            lambda frame, seq: spectator.offer(frame)).start()
+                            lambda frame, seq: spectator.offer(frame), -1 if after is None else after).start()
     try:
         await pump(websocket, spectator)
     finally:
         await watch.stop()
+
+
+def _after(websocket: WebSocket) -> int | None:
+    """The `?after=` seq a resuming client has seen up to; Close(4400) when it is not a whole number."""
+    given = websocket.query_params.get("after")
+    if given is None:
+        return None
+    if not given.isdigit() or len(given) > 12:
+        raise Close(4400, f"after must be a whole number, not {given[:20]!r}")
+    return int(given)
 
 
 async def pump(websocket: WebSocket, spectator: Spectator) -> None:

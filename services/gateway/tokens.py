@@ -25,6 +25,8 @@ from zioncheck.services.bus.embedded import HOME
 SECRET_ENV = "ZIONCHECK_GATEWAY_SECRET"
 SECRET_FILE = "gateway.secret"
 DOMAIN = b"zioncheck seat token v1\n"   # a signature over anything else never reads as a token's
+HOST = b"zioncheck lobby host token v1\n"   # a lobby's host token: never a seat's, nor a seat's a host's
+HOST_SEAT = -1   # the seat a host token's claims name: none
 
 
 class Claims(msgspec.Struct, frozen=True):
@@ -52,18 +54,20 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def _sign(secret: bytes, claims_part: str) -> str:
-    return _b64(hmac.new(secret, DOMAIN + claims_part.encode(), hashlib.sha256).digest())
+def _sign(secret: bytes, claims_part: str, domain: bytes = DOMAIN) -> str:
+    return _b64(hmac.new(secret, domain + claims_part.encode(), hashlib.sha256).digest())
 
 
-def issue(secret: bytes, game: str, seat: int, ttl: float, now: float | None = None) -> str:
+def issue(secret: bytes, game: str, seat: int, ttl: float, now: float | None = None, domain: bytes = DOMAIN) -> str:
+    """A seat's token; with domain=HOST (and seat HOST_SEAT), the token of a lobby's host."""
     exp = int((time.time() if now is None else now) + ttl)
     claims_part = _b64(msgspec.json.encode(Claims(game=game, seat=seat, exp=exp)))
-    return f"{claims_part}.{_sign(secret, claims_part)}"
+    return f"{claims_part}.{_sign(secret, claims_part, domain)}"
 
 
-def verify(secret: bytes, token: str | None, game: str, now: float | None = None) -> Claims:
-    """The claims of a token that acts for a seat of `game`, or TokenRefused saying why not."""
+def verify(secret: bytes, token: str | None, game: str, now: float | None = None, domain: bytes = DOMAIN) -> Claims:
+    """The claims of a token that acts for a seat of `game` (or, with domain=HOST, hosts its lobby), or
+    TokenRefused saying why not. A token signed for the other domain is `token_forged`."""
     if not token:
         raise TokenRefused(401, "token_missing", "this needs a seat token: send `Authorization: Bearer <token>` "
                                                  "(or ?token= on a WebSocket), as POST /games gave it")
@@ -71,7 +75,7 @@ def verify(secret: bytes, token: str | None, game: str, now: float | None = None
     if len(parts) != 2 or len(token) > 1024:
         raise TokenRefused(401, "token_garbled", "the token is not <claims>.<signature> in base64url")
     claims_part, signature = parts
-    if not hmac.compare_digest(_sign(secret, claims_part), signature):
+    if not hmac.compare_digest(_sign(secret, claims_part, domain), signature):
         raise TokenRefused(401, "token_forged", "the token's signature does not match its claims: "
                                                 "it was not issued by this gateway, or was altered")
     try:

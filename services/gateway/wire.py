@@ -28,10 +28,12 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class SeatTicket(msgspec.Struct, frozen=True):
-    """One seat of a new game; a person's seat comes with the token that acts for it."""
+    """One seat of a new game; a person's seat comes with the token that acts for it, and `link`, the seat's
+    page with that token after `#` (it admits that seat only)."""
     seat: int
     player: Player
     token: str | None = None
+    link: str | None = None
 
 
 class GameCreated(msgspec.Struct, frozen=True):
@@ -40,6 +42,33 @@ class GameCreated(msgspec.Struct, frozen=True):
     seats: list[SeatTicket]
     expires: int        # when the tokens expire, in seconds since the epoch
     watch: str          # the page that shows the game live
+
+
+class LobbySeat(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat of a lobby: who plays it, whether its person has opened their link, and (to the host) that link.
+
+    A link is the seat's page with the seat's token after `#`: it admits that seat and nothing else.
+    """
+    seat: int
+    player: Player
+    joined: bool = False
+    link: str | None = None
+
+
+class LobbyState(msgspec.Struct, frozen=True, kw_only=True):
+    """POST /lobbies, GET /lobbies/{id}: a game whose seats are set, waiting for its host to start it.
+
+    The seats' links and `host` (the host's own link, which shows them and starts the game)
+    are given to the host only; a seat's token sees who has joined, and `you` is its seat.
+    """
+    game_id: str
+    players: int
+    seats: list[LobbySeat] = []
+    started: bool = False
+    expires: int            # when its links expire, in seconds since the epoch
+    host: str | None = None
+    you: int | None = None
+    watch: str              # the page that shows the game live once it starts
 
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):

@@ -7,11 +7,12 @@ import random
 
 import pytest
 
-from gateway_helpers import KEY, PLATFORM, eventually, finished_game, gateway, http, keys_file  # noqa: F401
+from gateway_helpers import KEY, PLATFORM, SECRET, eventually, finished_game, gateway, http, keys_file  # noqa: F401
 from over_nats import new_game
 from zioncheck.bots import make_bot
 from zioncheck.contracts.commands import StartGame
 from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.gateway.server import Running
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
@@ -97,18 +98,28 @@ async def test_a_finished_game_replays_with_a_slider_over_its_log(gateway, clien
     await page.screenshot(path=str(tmp_path / "replay.png"), full_page=True)
 
 
-async def test_the_page_opens_a_game_with_the_platform_key_its_operator_pastes_and_remembers_it(gateway, page):
-    await page.goto(f"{gateway.url}/")
-    await page.fill("#key", "not-a-key-this-gateway-knows")
-    await page.click("#new-game button[type=submit]")
-    await page.wait_for_function(
-        "document.getElementById('new-game-error').textContent.includes('no such platform key')", timeout=10_000)
-    assert page.url == f"{gateway.url}/", "a refused key opens nothing"
-    await page.fill("#key", KEY)
-    await page.click("#new-game button[type=submit]")
-    await page.wait_for_url(f"{gateway.url}/watch/game-*", timeout=15_000)
-    await page.goto(f"{gateway.url}/")
-    assert await page.input_value("#key") == KEY, "the browser keeps the key for the next game"
+async def test_where_the_lobby_is_not_public_the_page_asks_for_a_platform_key_and_remembers_it(
+        nats_server, services, keys_file, page):
+    running = await Running.start(nats_server.access, port=0, secret=SECRET, platform_keys=keys_file,
+                                  public_lobby=False)
+    try:
+        await page.goto(f"{running.url}/")
+        assert await page.is_hidden("#key-field"), "no key field until the gateway asks for one"
+        await page.click("#new-game button[type=submit]")
+        await page.wait_for_selector("#key-field:not([hidden])")
+        assert "platform key" in await page.text_content("#new-game-error")
+        await page.fill("#key", "not-a-key-this-gateway-knows")
+        await page.click("#new-game button[type=submit]")
+        await page.wait_for_function(
+            "document.getElementById('new-game-error').textContent.includes('no such platform key')", timeout=10_000)
+        assert page.url == f"{running.url}/", "a refused key opens nothing"
+        await page.fill("#key", KEY)
+        await page.click("#new-game button[type=submit]")
+        await page.wait_for_url(f"{running.url}/lobby/game-*", timeout=15_000)
+        await page.goto(f"{running.url}/")
+        assert await page.input_value("#key") == KEY, "the browser keeps the key for the next game"
+    finally:
+        await running.stop()
 
 
 async def test_a_finished_game_says_finished_and_its_replay_jumps_to_the_deal_of_any_hand(gateway, http, client, page,

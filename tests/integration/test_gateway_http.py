@@ -58,6 +58,8 @@ async def test_a_new_game_gives_each_person_seat_a_token_and_bots_play_the_other
     created = msgspec.json.decode(response.content, type=GameCreated)
     assert [s.player for s in created.seats] == ["person", "greedy", "random"]
     assert created.seats[0].token and created.seats[1].token is None and created.seats[2].token is None
+    assert created.seats[0].link == f"/play/{created.game_id}#token={created.seats[0].token}"
+    assert created.seats[1].link is None, "a bot's seat has no page"
     assert response.headers["location"] == f"/games/{created.game_id}/public"
     view = await eventually(lambda: http.get(f"/games/{created.game_id}/view", headers=bearer(created.seats[0].token)),
                             lambda r: r.status_code == 200 and decode_seat_view(r.content).cards)

@@ -1,13 +1,13 @@
-// The list of stored games (GET /games), refreshed every few seconds, and a form that opens a bot game.
-// Opening a game takes a platform key (X-Platform-Key): the operator pastes one of the gateway's
-// keys into the form once, and this browser keeps it (localStorage, this origin only).
+// The list of stored games (GET /games), refreshed every few seconds, each a link to watch it; and a form
+// that opens a game with people and bot seats in a lobby (POST /lobbies), then goes to the lobby's page.
+// Where the gateway asks for a platform key (its lobby is not public), the form shows a key field; the
+// browser keeps the key (localStorage, this origin only) and forgets one the gateway refuses.
 import { el } from "./cards.js";
 import { WORDS as W } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "zioncheck.platformKey";
-
-$("key").value = localStorage.getItem(KEY) || "";
+const CHOICES = ["person", "greedy", "random"];
 
 function state(game) {
   if (!game.seq) return W.waitingForView;
@@ -24,7 +24,7 @@ async function refresh() {
   try {
     const response = await fetch("/games");
     const games = await response.json();
-    const rows = games.map((g) => el("tr", { "data-game": g.game_id },
+    const rows = games.map((g) => el("tr", { "data-game": g.game_id, class: g.game_over ? "over" : "live" },
       el("td", {}, el("a", { href: `/watch/${encodeURIComponent(g.game_id)}`, text: g.game_id })),
       el("td", { text: g.players || "" }), el("td", { text: g.hand || "" }), el("td", { text: state(g) }),
       el("td", { class: "wide", text: g.totals.join(" / ") }), el("td", { class: "wide", text: when(g.updated) })));
@@ -34,25 +34,46 @@ async function refresh() {
   }
 }
 
+// One choice a seat: seat 0 is a person (whoever opens the game), the others bots until changed.
+function seatChoices() {
+  const players = Math.max(2, Math.min(64, Number($("players").value) || 2));
+  const kept = [...document.querySelectorAll("#seat-choices select")].map((s) => s.value);
+  $("seat-choices").replaceChildren(...Array.from({ length: players }, (_, i) => {
+    const select = el("select", { "data-seat": i, "aria-label": W.Seat(i) },
+      CHOICES.map((c) => el("option", { value: c, text: W.seatChoice[c] })));
+    select.value = kept[i] || (i === 0 ? "person" : "greedy");
+    return el("label", {}, `${W.Seat(i)} `, select);
+  }));
+}
+
+$("players").addEventListener("input", seatChoices);
+
 $("new-game").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const players = Number($("players").value);
-  const bot = $("bot").value;
-  const seats = Array.from({ length: players }, (_, i) => (bot === "mixed" ? (i % 2 ? "random" : "greedy") : bot));
+  const seats = [...document.querySelectorAll("#seat-choices select")].map((s) => s.value);
   const key = $("key").value.trim();
-  const response = await fetch("/games", {
-    method: "POST", headers: { "Content-Type": "application/json", "X-Platform-Key": key },
-    body: JSON.stringify({ players, seats, pace: Number($("pace").value) }),
+  const headers = { "Content-Type": "application/json" };
+  if (key) headers["X-Platform-Key"] = key;
+  const response = await fetch("/lobbies", {
+    method: "POST", headers, body: JSON.stringify({ players: seats.length, seats, pace: Number($("pace").value) }),
   });
   const body = await response.json();
   if (!response.ok) {
-    if (response.status === 401) localStorage.removeItem(KEY);
-    $("new-game-error").textContent = body.detail;
+    if (response.status === 401) {
+      localStorage.removeItem(KEY);
+      $("key-field").hidden = false;
+      $("new-game-error").textContent = body.error === "platform_key_missing" ? W.keyNeeded : body.detail;
+    } else {
+      $("new-game-error").textContent = body.detail;
+    }
     return;
   }
-  localStorage.setItem(KEY, key);
-  location.href = body.watch;
+  if (key) localStorage.setItem(KEY, key);
+  location.href = body.host;
 });
 
+$("key").value = localStorage.getItem(KEY) || "";
+$("key-field").hidden = !$("key").value;
+seatChoices();
 refresh();
 setInterval(refresh, 3000);

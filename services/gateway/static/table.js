@@ -44,7 +44,7 @@ function melds(view) {
       view.table.filter((m) => m.owner === owner).map((m) =>
         el("span", { class: "meld", "data-meld": `${m.owner}.${m.index + 1}` },
           el("span", { class: "number", text: W.meld(m.index) }), m.cards.map((c) => card(c, "small")),
-          el("span", { class: "kind", text: m.kind }))))));
+          el("span", { class: "kind", text: W.kind(m.kind) }))))));
 }
 
 function claims(view) {
@@ -75,7 +75,7 @@ export function scores(view) {
 export function status(view) {
   if (view.game_over) return W.gameOver(view.winners);
   if (!view.hand) return W.firstDeal;
-  const hand = W.handOf(view.hand, view.contract && view.contract.text);
+  const hand = W.handOf(view.hand, view.contract && W.contract(view.contract));
   if (view.hand_over) return `${hand} \u00b7 ${W.handOver}`;
   return `${hand} \u00b7 ${W.turn(view.turn, view.drawn)}`;
 }

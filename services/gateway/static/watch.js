@@ -50,7 +50,8 @@ function onView(view) {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/games/${encodeURIComponent(game)}/public/ws`);
+  const after = fedSeq > 0 ? `?after=${fedSeq}` : "";   // back after a drop: every move since, none twice
+  const socket = new WebSocket(`${scheme}://${location.host}/games/${encodeURIComponent(game)}/public/ws${after}`);
   socket.onopen = () => { $("connection").textContent = finished ? W.finished : W.live; };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);

@@ -1,92 +1,125 @@
-// Every sentence the page writes, in one place. Melds are numbered from 1, as the terminal numbers them.
-const seat = (s) => `seat ${s}`;
-const seats = (list) => list.map(seat).join(" and ");
+// Every sentence the pages write, in the reader's language: English, Russian or Spanish, from the catalogue the
+// gateway serves at /words/<language> (contracts/words/<language>.json; README.md there says how to add a word).
+// The language is the one chosen on the page (the switch in the header, remembered in this browser), else the
+// browser's first language that is one of ours, else English.
+//
+// `WORDS.<name>` is the catalogue's `web.<name>`: a string when it has no placeholders, else a function. A template with
+// one placeholder takes its value alone (`W.toPlay(2)`), with more an object of names (`W.titleGame({ game })`).
+// The few words below that compose others (lists of seats, plural counts, meld numbers from 1) are written here.
+// Static text in the pages names its word in data-words (text), data-words-title or data-words-label (aria-label).
+export const LANGUAGES = { en: "English", ru: "Русский", es: "Español" };
+const STORED = "zioncheck.language";
 
-export const WORDS = {
-  seat,
-  Seat: (s) => `Seat ${s}`,
-  meld: (index) => `#${index + 1}`,
+function chosen() {
+  const stored = localStorage.getItem(STORED);
+  if (stored in LANGUAGES) return stored;
+  for (const tag of navigator.languages || [navigator.language || ""]) {
+    const primary = String(tag).toLowerCase().split(/[-_]/)[0];
+    if (primary in LANGUAGES) return primary;
+  }
+  return "en";
+}
 
-  // the list of games
-  waitingForView: "waiting for its first view",
-  over: (winners) => `over: ${seats(winners)} won`,
-  abandoned: (hand) => `abandoned in hand ${hand}: no one was left`,
-  betweenHands: "between hands",
-  toPlay: (turn) => `${seat(turn)} to play`,
-  noGames: "No games yet.",
-  cannotList: (error) => `Cannot list games: ${error}`,
+export const LANGUAGE = chosen();
 
-  // one game: its header
-  connecting: "Connecting...",
-  live: "live",
-  finished: "finished",
-  reconnecting: (why) => `reconnecting (${why || "connection closed"})`,
-  noSuchGame: (game) => `No game ${game} is stored.`,
-  gameOver: (winners) => `Game over \u00b7 ${seats(winners)} won`,
-  firstDeal: "Waiting for the first deal",
-  handOf: (hand, contract) => `Hand ${hand} of 6${contract ? ` \u00b7 ${contract}` : ""}`,
-  handOver: "hand over, waiting for the next deal",
-  turn: (s, drawn) => `${seat(s)} ${drawn ? "to meld or discard" : "to draw"}`,
+async function load(language) {
+  const response = await fetch(`/words/${language}`);
+  if (!response.ok) throw new Error(`no words for ${language}: ${response.status}`);
+  return response.json();
+}
 
-  // the table
-  joker: "joker",
-  playing: "playing",
-  toDraw: "to draw",
-  down: "down",
-  claims: "claims",
-  dealer: "dealer",
-  winner: "winner",
-  cards: (n) => `${n} card${n === 1 ? "" : "s"}`,
-  total: (n) => ` \u00b7 total ${n}`,
-  noDiscard: "no discard",
-  noStock: "no stock",
-  stock: "stock: ",
-  pile: "pile: ",
-  topFrom: (s) => ` (top from ${seat(s)})`,
-  noMelds: "No melds on the table yet.",
-  meldsOf: (owner) => `Seat ${owner}'s melds`,
-  openToClaims: "Open to claims: ",
-  claimedBy: (list) => ` claimed by ${list.map(seat).join(", ")}`,
-  noClaimYet: " (no claim yet)",
-  lastClaims: "Last claims on ",
-  claimOutcome: { won: "won it", turn_player_took: "lost: the turn player took it",
-    nearer_claimant: "lost to a nearer claimant" },
-  hand: "hand",
-  dry: " (dry)",
-  out: "out",
-  totalRow: "total",
+const catalogue = await load(LANGUAGE).catch(() => (LANGUAGE === "en" ? {} : load("en")));
+const plurals = new Intl.PluralRules(LANGUAGE);
+const lists = new Intl.ListFormat(LANGUAGE, { type: "conjunction" });
 
-  // the replay
-  play: "Play",
-  pause: "Pause",
-  step: (n, of) => `step ${n} of ${of}`,
-  handOption: (hand) => `hand ${hand}`,
+// A word of the catalogue with its placeholders filled; `values.count` picks a plural form.
+export function say(key, values = {}) {
+  let entry = catalogue[key];
+  if (entry === undefined) return key;
+  if (typeof entry === "object") entry = entry[plurals.select(values.count ?? 0)] ?? entry.other ?? entry.many;
+  return entry.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
 
-  // the moves, one feed item (contracts/feed.py) each
-  failedWhy: { turn_player_took: "the turn player took it", nearer_claimant: "a nearer claimant won it" },
-  gameStarted: (players, decks) => `Game started: ${players} players, ${decks} decks`,
-  handDealt: (hand, dealer, size, stock) => `Hand ${hand} dealt by ${seat(dealer)}: ${size} cards each, `
-    + `${stock} in the stock`,
-  reshuffled: (stock) => `The pile became the stock: ${stock} cards`,
-  seedRevealed: (hand) => `Hand ${hand}'s seed revealed`,
-  drew: (s) => `${seat(s)} drew from the stock`,
-  noCardToDraw: (s) => `${seat(s)} found no card to draw`,
-  took: (s) => `${seat(s)} took `,
-  fromThePile: " from the pile",
-  claimsCard: (s) => `${seat(s)} claims `,
-  wonClaim: (s) => `${seat(s)} won the claim on `,
-  lostClaim: (s) => `${seat(s)} lost the claim on `,
-  wentDown: (s) => `${seat(s)} went down: `,
-  laidOff: (s) => `${seat(s)} laid off `,
-  onMeld: (owner, index) => ` on ${seat(owner)}'s meld ${index + 1}`,
-  swapped: (s) => `${seat(s)} swapped `,
-  forJoker: (owner, index) => ` for the joker in ${seat(owner)}'s meld ${index + 1}`,
-  discarded: (s) => `${seat(s)} discarded `,
-  handDry: (hand) => `Hand ${hand} ended with no winner: the stock ran dry`,
-  handWon: (hand, winner) => `Hand ${hand} ended: ${seat(winner)} went out`,
-  timedOut: (s) => `${seat(s)}'s time ran out: a bot plays this turn`,
-  seatIdle: (s) => `${seat(s)} is away: a bot keeps the seat`,
-  seatBack: (s) => `${seat(s)} is back`,
-  gameAbandoned: (hand) => `Game abandoned in hand ${hand}: no player was left`,
-  gameEnded: (winners) => `Game over: ${seats(winners)} ${winners.length > 1 ? "share the win" : "wins"}`,
+const names = (entry) => [...new Set([...JSON.stringify(entry).matchAll(/\{(\w+)\}/g)].map((m) => m[1]))];
+
+function word(name) {
+  const key = `web.${name}`;
+  const entry = catalogue[key];
+  if (entry === undefined) return undefined;
+  const wanted = names(entry);
+  if (!wanted.length && typeof entry === "string") return entry;
+  const named = (value) => value !== null && Object.getPrototypeOf(value) === Object.prototype;
+  return (value = {}) => say(key, wanted.length === 1 && !named(value) ? { [wanted[0]]: value } : value);
+}
+
+const seat = (s) => say("web.seat", { seat: s });
+const seats = (list) => lists.format(list.map(seat));
+const winners = (key) => (list) => say(key, { seats: seats(list), count: list.length });
+
+const COMPOSED = {
+  seats,
+  meld: (index) => say("web.meld", { meld: index + 1 }),
+  cards: (n) => say("web.cards", { count: n }),
+  total: (n) => say("web.total", { total: n }),
+  over: winners("web.over"),
+  gameOver: winners("web.gameOver"),
+  gameEnded: winners("web.gameEnded"),
+  claimedBy: (list) => say("web.claimedBy", { seats: lists.format(list.map(seat)) }),
+  reconnecting: (why) => say("web.reconnecting", { why: why || say("web.connectionClosed") }),
+  handOf: (hand, contract) => say("web.handOf", { hand }) + (contract ? ` \u00b7 ${contract}` : ""),
+  turn: (s, drawn) => say(drawn ? "web.turnToMeld" : "web.turnToDraw", { seat: s }),
+  step: (n, of) => say("web.step", { step: n, steps: of }),
+  gameStarted: (players, decks) => say("web.gameStarted", { players, decks }),
+  handDealt: (hand, dealer, size, stock) => say("web.handDealt", { hand, dealer, size, stock }),
+  reshuffled: (stock) => say("web.reshuffled", { count: stock }),
+  onMeld: (owner, index) => say("web.onMeld", { owner, meld: index + 1 }),
+  forJoker: (owner, index) => say("web.forJoker", { owner, meld: index + 1 }),
+  handWon: (hand, winner) => say("web.handWon", { hand, seat: winner }),
+  // R7: a hand's contract from its counts, "1 set + 1 run"; a meld's kind, "set" or "run"
+  contract: (c) => [c.sets ? say("contract.sets", { count: c.sets }) : "", c.runs ? say("contract.runs", { count: c.runs }) : ""]
+    .filter(Boolean).join(say("contract.and")),
+  kind: (kind) => say(`kind.${kind}`),
+  // R18: a refusal's reason in words (contracts/reasons.py); the wire keeps the reason's name
+  reason: (name) => say(`reason.${name}`),
+  // one seat's page and the lobby
+  playTitle: (game, s) => say("web.playTitle", { game, seat: s }),
+  layOffOn: (owner, index) => say("web.layOffOn", { owner, meld: index + 1 }),
+  swapFor: (owner, index) => say("web.swapFor", { owner, meld: index + 1 }),
+  joinedCount: (n, of) => say("web.joinedCount", { count: n, of }),
+  problem: { too_many_commands: say("web.problemTooManyCommands"), no_answer: say("web.problemNoAnswer"),
+    token_expired: say("web.problemTokenExpired") },
+  seatChoice: { person: say("web.seatPerson"), greedy: say("web.seatGreedy"), random: say("web.seatRandom") },
+  reasons: new Proxy({}, { get: (_, name) => say(`reason.${String(name)}`) }),
+  claimOutcome: { won: say("web.claimWon"), turn_player_took: say("web.claimTurnPlayerTook"),
+    nearer_claimant: say("web.claimNearerClaimant") },
+  failedWhy: { turn_player_took: say("web.failedTurnPlayerTook"), nearer_claimant: say("web.failedNearerClaimant") },
 };
+
+export const WORDS = new Proxy(COMPOSED, {
+  get: (composed, name) => (name in composed ? composed[name] : word(String(name))),
+});
+
+// The page's own text, its language, and a switch in its header that remembers the choice and reloads.
+function translatePage() {
+  document.documentElement.lang = LANGUAGE;
+  for (const node of document.querySelectorAll("[data-words]")) node.textContent = say(`web.${node.dataset.words}`);
+  for (const node of document.querySelectorAll("[data-words-title]")) node.title = say(`web.${node.dataset.wordsTitle}`);
+  for (const node of document.querySelectorAll("[data-words-label]")) {
+    node.setAttribute("aria-label", say(`web.${node.dataset.wordsLabel}`));
+  }
+  const header = document.querySelector("header.top");
+  if (!header || document.getElementById("language")) return;
+  const select = document.createElement("select");
+  select.id = "language";
+  select.className = "language";
+  select.setAttribute("aria-label", say("web.language"));
+  select.title = say("web.language");
+  for (const [code, name] of Object.entries(LANGUAGES)) select.append(new Option(name, code, false, code === LANGUAGE));
+  select.addEventListener("change", () => {
+    localStorage.setItem(STORED, select.value);
+    location.reload();
+  });
+  header.append(select);
+}
+
+translatePage();

@@ -1,0 +1,379 @@
+// One seat's page: /play/{id}#token=<the seat's token>. It shows the seat's hand and the table and sends
+// every move of the seat by click or tap (POST /games/{id}/commands). The token is kept in this browser
+// (localStorage, per game) and taken out of the address, so a reload is back in the seat and the address
+// bar shows no token. Before the game starts it waits in the lobby (GET /lobbies/{id}).
+//
+// The seat's view comes over /games/{id}/view/ws, the moves over /games/{id}/public/ws; after a dropped
+// connection both resume with ?after= the last seq seen, so no move is lost or listed twice.
+import { card, el, narrate } from "./cards.js";
+import { JOKER, arrangeRun, runEnds, sortHand, swapsJoker } from "./moves.js";
+import { drawTable, scores, status } from "./table.js";
+import { WORDS as W } from "./words.js";
+
+const game = decodeURIComponent(location.pathname.split("/").pop());
+const $ = (id) => document.getElementById(id);
+const STORE = `zioncheck.seat.${game}`;
+const MOVES_KEPT = 200;
+
+let token = null;
+let seat = null;
+let view = null;            // the newest SeatView
+let shownSeq = -1;
+let fedSeq = -1;            // the newest feed batch listed; -1: none yet (the first connection takes the latest)
+let over = false;
+let byRank = false;
+let selected = new Set();   // indices into view.cards
+let slots = null;           // going down: one list of indices into view.cards per meld of the contract
+let target = null;          // a meld tapped with one card picked: {owner, index}
+
+// --- the token ---------------------------------------------------------------------
+
+function takeToken() {
+  const given = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (given) {
+    localStorage.setItem(STORE, given);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return given || localStorage.getItem(STORE);
+}
+
+function seatOf(value) {
+  try {
+    const claims = JSON.parse(atob(value.split(".")[0].replace(/-/g, "+").replace(/_/g, "/")));
+    return claims.seat;
+  } catch { return null; }
+}
+
+function refuseSeat(why) {
+  $("status").textContent = W.seatRefused(why);
+  $("status").classList.add("error");
+  $("connection").textContent = "";
+}
+
+// --- what the seat may do now ----------------------------------------------------
+
+const pub = () => view.public;
+const inPlay = () => view && pub().hand && !pub().hand_over && !pub().game_over;
+const myTurn = () => inPlay() && pub().turn === seat;
+const drawn = () => myTurn() && pub().drawn;
+const isDown = () => Boolean(pub().down[seat]);
+const topCard = () => pub().discard[pub().discard.length - 1];
+const canTake = () => myTurn() && !pub().drawn && pub().discard.length > 0 && pub().discarder !== seat;
+const canClaim = () => inPlay() && pub().window_open && pub().turn !== seat && pub().discard.length > 0
+  && pub().discarder !== seat && !pub().claims.includes(seat);
+const inSlots = () => new Set(slots ? slots.flat() : []);
+
+function prompt() {
+  const p = pub();
+  if (p.game_over) return p.winners.includes(seat) ? W.youWon : W.gameOver(p.winners);
+  if (!inPlay()) return W.waitingForDeal;
+  if (!myTurn()) return W.othersTurn(p.turn) + (canClaim() ? W.canClaim : "");
+  if (!p.drawn) return W.yourTurnDraw;
+  return isDown() ? W.yourTurnLayOff : W.yourTurnGoDown;
+}
+
+// --- drawing the page ------------------------------------------------------------
+
+function draw() {
+  if (!view) return;
+  const p = pub();
+  drawTable($("table"), p);
+  $("table").dataset.applied = p.applied;
+  const mine = document.querySelector(`.seat[data-seat="${seat}"]`);
+  if (mine) {
+    mine.classList.add("mine");
+    mine.querySelector("h3").append(el("span", { class: "badge you", text: W.youBadge }));
+  }
+  $("status").textContent = status(p);
+  $("scores").replaceChildren(scores(p));
+  $("prompt").textContent = prompt();
+  drawHand();
+  drawSlots();
+  drawChoices();
+  const show = (id, when) => { $(id).hidden = !when; };
+  show("draw", myTurn() && !p.drawn && !slots);
+  show("take", canTake() && !slots);
+  show("claim", canClaim());
+  show("go-down", drawn() && !isDown() && !slots && p.contract);
+  show("discard", drawn() && !slots);
+  $("discard").disabled = selected.size !== 1;
+  $("actions").dataset.state = myTurn() ? (p.drawn ? "drawn" : "draw") : "wait";
+}
+
+function drawHand() {
+  const used = inSlots();
+  const order = sortHand(view.cards, byRank).filter((i) => !used.has(i));
+  $("hand").replaceChildren(...order.map((i) => {
+    const node = card(view.cards[i]);
+    node.dataset.i = i;
+    node.dataset.card = view.cards[i];
+    node.setAttribute("role", "button");
+    node.tabIndex = 0;
+    if (selected.has(i)) node.classList.add("selected");
+    if (drawn() && i === view.cards.length - 1) node.classList.add("fresh");   // the card this turn drew
+    return node;
+  }));
+  $("hand-count").textContent = W.cards(view.cards.length);
+  $("sort").textContent = byRank ? W.sortBySuit : W.sortByRank;
+}
+
+function slotKinds() {
+  const c = pub().contract;
+  return [...Array(c.sets).fill("set"), ...Array(c.runs).fill("run")];
+}
+
+const slotCards = (kind, indices) => {
+  const codes = indices.map((i) => view.cards[i]);
+  return kind === "run" ? arrangeRun(codes) : codes;
+};
+
+function drawSlots() {
+  $("arrange").hidden = !slots;
+  if (!slots) return;
+  let sets = 0, runs = 0;
+  $("slots").replaceChildren(...slotKinds().map((kind, k) => {
+    const label = kind === "set" ? W.setSlot(sets += 1) : W.runSlot(runs += 1);
+    const cards = slots[k].map((i) => [view.cards[i], i]);
+    const shown = kind === "run" ? arrangeRun(cards.map(([c]) => c)) : cards.map(([c]) => c);
+    const pool = [...cards];
+    return el("div", { class: "slot", "data-slot": k, "data-kind": kind, role: "button", tabindex: 0 },
+      el("span", { class: "slot-label", text: label }),
+      shown.map((code) => {
+        const at = pool.findIndex(([c]) => c === code);
+        const [, i] = pool.splice(at, 1)[0];
+        const node = card(code, "small");
+        node.dataset.i = i;
+        return node;
+      }));
+  }));
+}
+
+function drawChoices() {
+  const box = $("choices");
+  if (!target || selected.size !== 1) { box.hidden = true; target = null; return; }
+  const meld = pub().table.find((m) => m.owner === target.owner && m.index === target.index);
+  if (!meld) { box.hidden = true; target = null; return; }
+  const code = view.cards[[...selected][0]];
+  const buttons = [];
+  if (drawn() && isDown()) {
+    const ends = runEnds(meld, code);
+    const offLabel = W.layOffOn(meld.owner, meld.index);
+    if (ends.length === 2) {
+      buttons.push(choice(offLabel + W.atLowEnd, { move: "lay_off", end: "low" }),
+        choice(offLabel + W.atHighEnd, { move: "lay_off", end: "high" }));
+    } else {
+      buttons.push(choice(offLabel, { move: "lay_off" }));
+    }
+  }
+  if (inPlay() && swapsJoker(meld, code)) buttons.push(choice(W.swapFor(meld.owner, meld.index), { move: "swap_joker" }));
+  if (!buttons.length) buttons.push(choice(W.layOffOn(meld.owner, meld.index), { move: "lay_off" }));
+  box.replaceChildren(el("span", { class: "picked" }, card(code, "mini")), ...buttons,
+    el("button", { type: "button", class: "quiet", "data-move": "cancel", text: W.cancel }));
+  box.hidden = false;
+}
+
+function choice(text, data) {
+  const attrs = { type: "button", text, "data-move": data.move };
+  if (data.end) attrs["data-end"] = data.end;
+  return el("button", attrs);
+}
+
+// --- sending moves -----------------------------------------------------------------
+
+function showRefusal(text) {
+  $("refusal").textContent = text;
+  $("refusal").hidden = !text;
+}
+
+// The view that follows an accepted move redraws the hand (onView); the answer may come before or after it,
+// so it changes nothing the person may have picked meanwhile.
+async function send(command) {
+  showRefusal("");
+  try {
+    const response = await fetch(`/games/${encodeURIComponent(game)}/commands`, {
+      method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ seat, ...command }),
+    });
+    const body = await response.json();
+    if (!response.ok) showRefusal(W.problem[body.error] || body.detail);
+    else if (!body.accepted) showRefusal(W.refused(W.reasons[body.reason] || body.reason));
+  } catch {
+    showRefusal(W.cannotReach);
+  }
+  draw();
+}
+
+const one = () => view.cards[[...selected][0]];
+
+function onHand(event) {
+  const node = event.target.closest(".card[data-i]");
+  if (!node) return;
+  const i = Number(node.dataset.i);
+  if (selected.has(i)) selected.delete(i); else selected.add(i);
+  target = null;
+  draw();
+}
+
+function onSlot(event) {
+  const back = event.target.closest(".card[data-i]");
+  const box = event.target.closest(".slot");
+  if (!box) return;
+  const k = Number(box.dataset.slot);
+  if (back) slots[k] = slots[k].filter((i) => i !== Number(back.dataset.i));
+  else { slots[k].push(...selected); selected.clear(); }
+  draw();
+}
+
+function onTable(event) {
+  if (!view) return;
+  const meld = event.target.closest(".meld[data-meld]");
+  if (meld) {
+    if (selected.size !== 1) { showRefusal(W.pickOneCard); return; }
+    const [owner, number] = meld.dataset.meld.split(".").map(Number);
+    target = { owner, index: number - 1 };
+    showRefusal("");
+    draw();
+    return;
+  }
+  if (event.target.closest(".pile.stock") && myTurn() && !pub().drawn) send({ type: "draw_stock" });
+  else if (event.target.closest(".pile.discard")) {
+    if (canTake()) send({ type: "take_discard" });
+    else if (canClaim()) send({ type: "claim_discard" });
+  }
+}
+
+function onChoice(event) {
+  const button = event.target.closest("button[data-move]");
+  if (!button) return;
+  const move = button.dataset.move;
+  const at = [target.owner, target.index];
+  if (move === "cancel") { target = null; draw(); return; }
+  const code = one();
+  selected.clear();   // the pick is spent, whatever the table answers
+  target = null;
+  if (move === "lay_off") send({ type: "lay_off", target: at, card: code, ...(button.dataset.end ? { end: button.dataset.end } : {}) });
+  else if (move === "swap_joker") send({ type: "swap_joker", target: at, card: code });
+}
+
+function wire() {
+  $("hand").addEventListener("click", onHand);
+  $("slots").addEventListener("click", onSlot);
+  $("table").addEventListener("click", onTable);
+  $("choices").addEventListener("click", onChoice);
+  $("draw").addEventListener("click", () => send({ type: "draw_stock" }));
+  $("take").addEventListener("click", () => send({ type: "take_discard" }));
+  $("claim").addEventListener("click", () => send({ type: "claim_discard" }));
+  $("discard").addEventListener("click", () => { if (selected.size === 1) send({ type: "discard", card: one() }); });
+  $("go-down").addEventListener("click", () => { slots = slotKinds().map(() => []); target = null; draw(); });
+  $("cancel-down").addEventListener("click", () => { slots = null; draw(); });
+  $("lay-down").addEventListener("click", () => {
+    const kinds = slotKinds();
+    send({ type: "go_down", melds: slots.map((indices, k) => slotCards(kinds[k], indices)) });
+  });
+  $("sort").addEventListener("click", () => { byRank = !byRank; draw(); });
+  for (const id of ["hand", "slots"]) {   // a card or a box picked with the keyboard as with a tap
+    $(id).addEventListener("keydown", (event) => {
+      if ((event.key === "Enter" || event.key === " ") && event.target.matches("[role=button]")) {
+        event.preventDefault();
+        event.target.click();
+      }
+    });
+  }
+}
+
+// --- the streams ---------------------------------------------------------------------
+
+function onView(next) {
+  if (next.seq <= shownSeq) return;
+  shownSeq = next.seq;
+  if (!view || next.cards.join() !== view.cards.join()) { selected.clear(); slots = null; target = null; }
+  view = next;
+  over = next.public.game_over;
+  draw();
+}
+
+function appendMoves(batch) {
+  if (batch.seq <= fedSeq) return;
+  fedSeq = batch.seq;
+  const list = $("moves");
+  for (const item of batch.items) list.append(el("li", { "data-seq": batch.seq }, narrate(item)));
+  while (list.children.length > MOVES_KEPT) list.firstElementChild.remove();
+  list.scrollTop = list.scrollHeight;
+}
+
+const socketUrl = (path) => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
+
+function connectSeat() {
+  const after = shownSeq >= 0 ? `&after=${shownSeq}` : "";
+  const socket = new WebSocket(socketUrl(`/games/${encodeURIComponent(game)}/view/ws?token=${encodeURIComponent(token)}${after}`));
+  socket.onopen = () => { $("connection").textContent = over ? W.finished : W.live; };
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.kind === "view") onView(message.view);
+  };
+  socket.onclose = (event) => {
+    if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
+      if (event.code === 4401) localStorage.removeItem(STORE);
+      refuseSeat(event.reason);
+      return;
+    }
+    if (over) return;
+    $("connection").textContent = W.reconnecting(event.reason);
+    setTimeout(connectSeat, 1000);
+  };
+}
+
+function connectFeed() {
+  const after = fedSeq >= 0 ? `?after=${fedSeq}` : "";
+  const socket = new WebSocket(socketUrl(`/games/${encodeURIComponent(game)}/public/ws${after}`));
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.kind === "feed") appendMoves(message.batch);
+  };
+  socket.onclose = (event) => { if (!over && event.code !== 4404) setTimeout(connectFeed, 1000); };
+}
+
+// --- before the game: the lobby ---------------------------------------------------------
+
+async function waitForStart() {
+  let response;
+  try {
+    response = await fetch(`/lobbies/${encodeURIComponent(game)}`, { headers: { Authorization: `Bearer ${token}` } });
+  } catch {
+    setTimeout(waitForStart, 2000);
+    return;
+  }
+  if (response.status === 404) {          // no lobby waits: the game has started (or was opened without one)
+    $("waiting").hidden = true;
+    $("playing").hidden = false;
+    connectSeat();
+    connectFeed();
+    return;
+  }
+  const body = await response.json();
+  if (!response.ok) {
+    if (response.status === 401) localStorage.removeItem(STORE);
+    refuseSeat(body.detail);
+    return;
+  }
+  $("waiting").hidden = false;
+  $("status").textContent = W.waitingForHost;
+  $("waiting-seats").replaceChildren(...body.seats.map((s) => el("li", { "data-seat": s.seat, class: s.joined ? "joined" : "" },
+    el("b", { text: W.Seat(s.seat) }), " \u00b7 ",
+    s.player === "person" ? (s.seat === seat ? W.yourSeat : W.personSeat) : W.botSeat(s.player),
+    s.player === "person" ? el("span", { class: "badge", text: s.joined ? W.joinedMark : W.notJoinedYet }) : "")));
+  setTimeout(waitForStart, 2000);
+}
+
+token = takeToken();
+$("game-id").textContent = game;
+if (!token) {
+  refuseSeat(W.noSeatToken);
+} else {
+  seat = seatOf(token);
+  document.title = W.playTitle(game, seat);
+  $("me-name").textContent = W.you(seat);
+  $("status").textContent = W.connecting;
+  wire();
+  waitForStart();
+}
