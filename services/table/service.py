@@ -144,8 +144,8 @@ class TableService:
         batch's append, on the same connection: so whichever table instance appended the last batch,
         the game's schedule holds the deadline its log calls for, and a table that dies once the
         batch is out has sent its deadline too. A deadline set for a batch that then is not appended
-        names a turn that never comes,
-        and is refused as stale; a game that calls for none keeps the one it had, stale when it comes.
+        names a turn that never comes, and is refused as stale; a game that calls for none keeps the
+        one it had, stale when it comes.
         """
         if due is None:
             return
