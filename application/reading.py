@@ -12,11 +12,14 @@ from zioncheck.contracts.commands import (
     MAX_COMMAND_DEPTH,
     ORIGINS,
     PLAY,
+    TIMER,
+    AbandonGame,
     Command,
     Deal,
     Reshuffle,
     RevealSeed,
     StartGame,
+    TurnTimeout,
 )
 from zioncheck.contracts.events import AnyEvent, Rejected
 from zioncheck.contracts.log import decode_command
@@ -25,6 +28,12 @@ from zioncheck.domain.decide import rejection
 from zioncheck.domain.refusal import refusal_of
 
 DEALER_ONLY = (Deal, Reshuffle, RevealSeed)
+TIMER_ONLY = (TurnTimeout, AbandonGame)
+WRONG_ORIGIN = {
+    PLAY: "only the dealer deals, reshuffles and reveals seeds, and only the game's timer times out",
+    DEALER: "the dealer's subject carries only deals, reshuffles and seed reveals",
+    TIMER: "the timer's subject carries only timeouts",
+}
 
 
 def read_command(data: bytes, origin: str = PLAY, game: str | None = None) -> Command | Rejected:
@@ -42,13 +51,16 @@ def read_command(data: bytes, origin: str = PLAY, game: str | None = None) -> Co
         return unreadable(data, error)
     if origin not in ORIGINS:
         return rejection(command, "bad_command", f"unknown origin {origin[:40]!r}")
-    if isinstance(command, DEALER_ONLY) != (origin == DEALER):
-        detail = ("only the dealer deals, reshuffles and reveals seeds" if origin == PLAY else
-                  "the dealer's subject carries only deals, reshuffles and seed reveals")
-        return rejection(command, "bad_command", detail)
+    if origin_for(command) != origin:
+        return rejection(command, "bad_command", WRONG_ORIGIN[origin])
     if game is not None and isinstance(command, StartGame) and command.game_id != game:
         return rejection(command, "bad_command", f"game_id {command.game_id[:80]!r} is not this game, {game!r}")
     return command
+
+
+def origin_for(command: Command) -> str:
+    """The one origin a command may come from: deals from the dealer, timeouts from the timer (R19)."""
+    return DEALER if isinstance(command, DEALER_ONLY) else TIMER if isinstance(command, TIMER_ONLY) else PLAY
 
 
 def _unfit(data: bytes) -> str:

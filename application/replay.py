@@ -32,6 +32,11 @@ def state_hash(state: GameState) -> str:
         "game_over": state.game_over, "winners": list(state.winners),
         "commitments": list(state.commitments), "seeds": list(state.seeds),
     }
+    # R20, R21: named only when they happened, so the hashes of games before them stand.
+    if any(state.idle):
+        canonical["idle"] = list(state.idle)
+    if state.abandoned:
+        canonical["abandoned"] = True
     return hashlib.sha256(msgspec.json.encode(canonical)).hexdigest()
 
 
@@ -54,6 +59,14 @@ def _line(e: ev.Event) -> str | None:
             return f"\nhand {e.hand} ({describe(e.hand)}), dealer seat {e.dealer}, stock {len(e.stock)}"
         case ev.WentDown():
             return f"  seat {e.seat} went down: " + " | ".join(" ".join(m.cards) for m in e.melds)
+        case ev.TurnTimedOut():
+            return f"  seat {e.seat}'s turn ran out: a bot plays it"
+        case ev.SeatIdle():
+            return f"  seat {e.seat} is away: a bot keeps the seat"
+        case ev.SeatBack():
+            return f"  seat {e.seat} is back"
+        case ev.GameAbandoned():
+            return f"\ngame abandoned in hand {e.hand}: no one was left at the table"
         case ev.ClaimWon():
             return f"  seat {e.seat} claimed {e.card}"
         case ev.JokerSwapped():

@@ -2,23 +2,30 @@
 and decide again. This step exists once; the table in process (below) and the table service
 (services/table) both drive it, one asking a Dealer in process, the other the dealer service.
 """
+import random
 from collections.abc import Awaitable, Callable, Generator
 
 from zioncheck.application.reading import read_command, stock_empty
 from zioncheck.application.seeds import Dealer
-from zioncheck.contracts.commands import PLAY, Command, Reshuffle
+from zioncheck.bots.greedy import GreedyBot
+from zioncheck.contracts.commands import PLAY, Command, Discard, Reshuffle, TurnTimeout
 from zioncheck.contracts.dealer import ReshuffleRequest
-from zioncheck.contracts.events import AnyEvent, Rejected
+from zioncheck.contracts.events import AnyEvent, Rejected, TurnTimedOut
 from zioncheck.contracts.log import Entry
 from zioncheck.domain import GameState, decide, evolve, fold
+from zioncheck.domain.decide import decide_move
+from zioncheck.domain.refusal import refusal_of
 
 # A turn yields the reshuffle it needs and is sent the dealer's answer (None: no dealer here).
 Turn = Generator[ReshuffleRequest, Reshuffle | None, list[AnyEvent]]
 
 
-def turn(state: GameState, command: Command) -> Turn:
-    """The events `command` causes in `state`, reshuffling first if its draw finds the stock empty."""
-    events = decide(state, command)
+def turn(state: GameState, command: Command, decider: Callable[[GameState, Command], list[AnyEvent]] = decide) -> Turn:
+    """The events `command` causes in `state`, reshuffling first if its draw finds the stock empty;
+    after a turn's timeout (R19), the moves of the bot that plays that turn."""
+    events = decider(state, command)
+    if isinstance(command, TurnTimeout) and events and isinstance(events[0], TurnTimedOut):
+        return events + (yield from stand_in(fold(state, events), events[0].seat))
     if not stock_empty(events):
         return events
     reshuffle = yield ReshuffleRequest(game_id=state.game_id, hand=state.hand, reshuffle=state.reshuffles + 1,
@@ -26,7 +33,36 @@ def turn(state: GameState, command: Command) -> Turn:
     if reshuffle is None:  # no dealer to ask (a scenario stacks its own stock): the draw stays refused
         return events
     reshuffled = decide(state, reshuffle)
-    return reshuffled + decide(fold(state, reshuffled), command)
+    return reshuffled + decider(fold(state, reshuffled), command)
+
+
+STAND_IN_STEPS = 60   # far more than any turn takes: a draw, a going down, lay-offs, swaps, a discard
+
+
+def stand_in(state: GameState, seat: int) -> Turn:
+    """R19: the greedy bot plays the rest of `seat`'s turn, its choices seeded by the game, hand and
+    turn alone, so deciding the same timeout again gives the same moves. Its refused moves are left
+    out (it then discards its first card); its moves never bring the seat's person back (R20)."""
+    bot = GreedyBot(random.Random(f"{state.game_id}/{state.hand}/{state.turn_no}/{seat}"))
+    played: list[AnyEvent] = []
+    started = state.turn_no
+    for _ in range(STAND_IN_STEPS):
+        if state.game_over or state.hand_over or state.turn_no != started:
+            break
+        events = yield from turn(state, bot.move(state, seat), decide_move)
+        if refusal_of(events) is not None and state.drawn and state.hands[seat]:
+            events = yield from turn(state, Discard(seat=seat, card=state.hands[seat][0]), decide_move)
+        if refusal_of(events) is not None:
+            break   # nothing it may do: the turn waits for its next timeout
+        played += events
+        state = fold(state, events)
+    return played
+
+
+def stale_timer(events: list[AnyEvent]) -> bool:
+    """A timeout come after the turn or absence it was for (R19, R21): the log need not say so."""
+    rejected = refusal_of(events)
+    return rejected is not None and rejected.reason == "timer_stale"
 
 
 def play_turn(state: GameState, command: Command,
@@ -65,7 +101,10 @@ class InProcessTable:
     def handle(self, command: Command, cause: int | None = None) -> list[AnyEvent]:
         """Apply one command; returns the events it produced (a Rejected when refused)."""
         cause = len(self.log) if cause is None else cause
-        return self.record(play_turn(self.state, command, self._reshuffle), cause)
+        events = play_turn(self.state, command, self._reshuffle)
+        if stale_timer(events):
+            return events   # as the table service: a timer come after its turn leaves no trace in the log
+        return self.record(events, cause)
 
     def handle_bytes(self, data: bytes, origin: str = PLAY, cause: int | None = None) -> list[AnyEvent]:
         """Read a command off the wire and apply it; bytes that are no command are refused, as the

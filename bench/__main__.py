@@ -20,6 +20,7 @@ BENCHMARKS = {
     "load": "bench.load",
     "peer": "bench.peer",
     "partitions": "bench.partitions",
+    "timers": "bench.timers",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 

@@ -26,7 +26,16 @@ from typing import Literal
 
 import msgspec
 
-from zioncheck.contracts.commands import DEALER, PLAY, DealerCommand, Reshuffle, SeatCommand, StartGame
+from zioncheck.contracts.commands import (
+    DEALER,
+    PLAY,
+    TIMER,
+    DealerCommand,
+    Reshuffle,
+    SeatCommand,
+    StartGame,
+    TimerCommand,
+)
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.feed import FeedBatch
@@ -48,6 +57,8 @@ from zioncheck.services.bus.topology import (
     log_subject,
     public_view_key,
     rejected_subject,
+    schedule_subject,
+    stored_command_subject,
     score_subject,
     seat_view_key,
     stream_configs,
@@ -123,6 +134,12 @@ COMMAND_ID = Header("Nats-Msg-Id", (
     f"and acks a repeat within {_duplicate_window(commands_stream(0)):g} s as a duplicate carrying the first one's "
     f"seq, so a publish can be retried without playing the command twice."))
 DEALER_ID = Header("Nats-Msg-Id", "deal:<game>:<hand> or reveal:<game>:<hand>: one deal and one reveal per hand.")
+SCHEDULE = Header("Nats-Schedule", "@at <RFC 3339 UTC time>: when the server delivers the timeout.",
+                  required=True)
+SCHEDULE_TARGET = Header("Nats-Schedule-Target", "zc.cmd.<partition>.<game>.timer: where the server delivers it.", required=True)
+SCHEDULER = Header("Nats-Scheduler", (
+    "zc.timer.<partition>.<game>: set by the server on what a schedule delivers, and refused on any client's "
+    "publish; the table takes a timeout only with its own game's schedule here."), required=True)
 LOG_ID = Header("Nats-Msg-Id", "<game>:<cause>: the table's append id, one batch per command.", required=True)
 LOG_GUARD = Header("Nats-Expected-Last-Subject-Sequence", (
     "The log's previous sequence for this game when the table appended: the single-writer guard."),
@@ -154,6 +171,16 @@ CHANNELS = {
         f"The dealer's deals and seed reveals for one game (stream {COMMANDS}, ordered with the "
         "seats' commands). Only the dealer's login may publish here: the table takes authority from "
         "the subject, never from a header. A deal or reveal on any other subject is refused.")),
+    "schedules": Channel(schedule_subject(PARTITION, GAME), "A game's deadline", (
+        f"A JetStream message schedule in stream {COMMANDS} (allow_msg_schedules): the game's one "
+        "pending timeout (R19, R21). Only the table publishes here, after each batch that starts a "
+        "turn or leaves no person at the game; publishing again replaces the deadline. The table's "
+        "commands consumer does not read this subject.")),
+    "timerCommands": Channel(stored_command_subject(PARTITION, GAME, TIMER), "Timeouts", (
+        f"What a game's schedule delivers when its time comes (stream {COMMANDS}, ordered with every "
+        "other command). Nobody may publish here: the server itself stores the schedule's payload. "
+        "The table refuses a timeout that no schedule of its game delivered, and leaves one that "
+        "came after its turn out of the log (timer_stale).")),
     "log": Channel(log_subject(PARTITION, GAME, KIND), "Game log", (
         f"The game log (stream {LOG}): append-only, written by the table only, one Batch per "
         "command of a started game, accepted or refused (R18). `cause` is the command's publish "
@@ -201,6 +228,8 @@ OPERATIONS = {
     "sendCommand": Operation("send", "commands", "A platform opens a game and sends its seats' moves."),
     "sendDealerCommand": Operation("send", "dealerCommands",
                                    "The dealer deals each hand, reshuffles and reveals seeds."),
+    "scheduleTimeout": Operation("send", "schedules", "The table sets a game's next deadline."),
+    "receiveTimeout": Operation("receive", "timerCommands", "The table takes a timeout as a command of its game."),
     "receiveLog": Operation("receive", "log", "The house's services follow a game's log, each batch with its cause."),
     "receiveScores": Operation("receive", "scores", "Follow a game's per-hand scores."),
     "receiveRejected": Operation("receive", "rejected", "Hear refusals of commands for games never started."),
@@ -218,6 +247,10 @@ MESSAGES = [
     Message("sendCommand", SeatCommand, "A seat's move (docs/scenarios.md).", (COMMAND_ID,), name="SeatCommand"),
     Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
             (DEALER_ID,), name="DealerCommand"),
+    Message("scheduleTimeout", TimerCommand, "The timeout the server delivers when the deadline comes.",
+            (SCHEDULE, SCHEDULE_TARGET), name="TimerCommand"),
+    Message("receiveTimeout", TimerCommand, "A turn's timeout (R19) or a game's abandonment (R21).",
+            (SCHEDULER,), name="TimerCommand"),
     Message("receiveLog", Batch, "The events one command caused, appended atomically.",
             (LOG_ID, LOG_GUARD, LOG_GUARD_SUBJECT, LOG_NUMBER)),
     Message("receiveScores", HandScored, "One hand's scores, once per hand (R15, R16).", (SCORE_ID,)),

@@ -1,6 +1,7 @@
 """`zioncheck games` and `zioncheck export`: what JetStream holds, and a game's log as JSON lines."""
 import sys
 
+from zioncheck.cli import words
 from zioncheck.cli.log_reader import list_games, read_game_log
 from zioncheck.cli.options import add_bus
 from zioncheck.contracts.log import write_jsonl
@@ -28,9 +29,11 @@ def games(args) -> int:
     print(f"{'game':<32} {'batches':>7}  {'hands':>5}  state")
     for game, count, standings in found:
         if standings is None:
-            print(f"{game:<32} {count:>7}  {'-':>5}  not scored")
+            print(f"{game:<32} {count:>7}  {'-':>5}  {words.GAME_NOT_SCORED}")
             continue
-        state = ("over, winners " + ", ".join(map(str, standings.winners))) if standings.over else "in play"
+        winners = ", ".join(map(str, standings.winners))
+        state = (words.GAME_ABANDONED.format(hands=len(standings.hands), winners=winners) if standings.abandoned
+                 else words.GAME_OVER.format(winners=winners) if standings.over else words.GAME_IN_PLAY)
         print(f"{game:<32} {count:>7}  {len(standings.hands):>5}  {state}; totals {standings.totals}")
     return 0
 

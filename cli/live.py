@@ -85,6 +85,14 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
             return ["  " + say("tell.seed_revealed", hand=event.hand, seed=event.seed[:16])]
         case ev.GameEnded():
             return ["", say("tell.game_ended", count=len(event.winners), seats=seats(event.winners))]
+        case ev.TurnTimedOut():
+            return [say("tell.turn_timed_out", seat=event.seat)]
+        case ev.SeatIdle():
+            return [say("tell.seat_idle", seat=event.seat)]
+        case ev.SeatBack():
+            return [say("tell.seat_back", seat=event.seat)]
+        case ev.GameAbandoned():
+            return ["", say("tell.game_abandoned", hand=event.hand)]
         case ev.Rejected():
             mine = hide_draws_from is None or event.seat == hide_draws_from
             why = (explain_refusal(event.reason, event.detail, words.language) if mine

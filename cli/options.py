@@ -2,7 +2,7 @@
 from zioncheck.bots import NAMES
 from zioncheck.cli import words
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.commands import Limits, StartGame
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.domain.refusal import refusal_of
@@ -16,9 +16,12 @@ class CommandFailed(Exception):
         self.code = code
 
 
-async def start_game(client: GameClient, follower: Follower, game: str, players: int) -> None:
-    """Open the game, or fail in one line with the table's reason."""
-    started = await follower.outcome(await client.send(game, StartGame(game_id=game, players=players)))
+async def start_game(client: GameClient, follower: Follower, game: str, players: int,
+                     seats: list[str] | None = None, pace: float = 0.0) -> None:
+    """Open the game, the bots service playing the seats `seats` gives a bot (at `pace` seconds a
+    move), or fail in one line with the table's reason."""
+    start = StartGame(game_id=game, players=players, seats=seats or [], limits=Limits(bot_seconds=pace))
+    started = await follower.outcome(await client.send(game, start))
     if refused := refusal_of(started):
         why = explain_refusal(refused.reason, refused.detail, words.language)
         raise CommandFailed(words.START_REFUSED.format(why=why), 1)

@@ -1,24 +1,21 @@
 """`zioncheck play`: a person at the terminal against bots, over the real services."""
 import asyncio
-import random
 import sys
 import threading
 
-from zioncheck.bots import make_bot
 from zioncheck.cli import words
 from zioncheck.cli.live import Face, counts, letters, narrate, table_lines
 from zioncheck.cli.moves import NotAMove, parse
 from zioncheck.cli.options import CommandFailed, add_bus, add_seats, seat_bots, start_game
 from zioncheck.cli.terminal import Terminal
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import Command, LayOff, SwapJoker
+from zioncheck.contracts.commands import PERSON, Command, LayOff, SwapJoker
 from zioncheck.contracts.events import Discarded, HandDealt, Rejected
 from zioncheck.contracts.languages import contract
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.cards import RANK_VALUE, SUITS, rank, suit
 from zioncheck.domain.refusal import refusal_of
-from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.topology import new_game_id
@@ -70,19 +67,18 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
                   game: str | None = None) -> GameState:
     """One game: the person's typed lines for `seat`, bots for the others, told on `out`. Returns the final state.
 
-    It logs in as the bots' role, which hosts the bot seats and follows the log."""
+    The bots service plays the other seats; this logs in as the bots' role to follow the log."""
     client = await GameClient.connect(access, "bots")
     game = game or new_game_id("play")
-    rng = random.Random()
     follower = await client.follow(game)
     tasks: list[asyncio.Task] = []
     try:
-        await start_game(client, follower, game, len(names))
+        seats = [PERSON if s == seat else name for s, name in enumerate(names)]
+        await start_game(client, follower, game, len(names), seats=seats, pace=pace)
         out.say(words.WELCOME.format(seat=seat, game=game))
-        bots = {s: make_bot(name, rng) for s, name in enumerate(names) if s != seat}
         shown = asyncio.create_task(_show(follower, seat, out))
         over = asyncio.create_task(follower.wait_until(lambda f: f.state.game_over, timeout=None))
-        tasks = [asyncio.create_task(play_seats(client, follower, bots, rng, pace, patience=None)), shown, over]
+        tasks = [shown, over]
         while True:
             typed = asyncio.create_task(lines.get())
             await asyncio.wait({typed, over}, return_when=asyncio.FIRST_COMPLETED)

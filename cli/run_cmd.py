@@ -1,17 +1,14 @@
 """`zioncheck run`: the main job. A whole game of four greedy bots through the real services."""
 import asyncio
 import os
-import random
 import sys
 
 from zioncheck.application.replay import state_hash
-from zioncheck.bots import make_bot
 from zioncheck.cli import words
 from zioncheck.cli.live import Face, face_for, narrate
 from zioncheck.cli.options import add_bus, add_seats, seat_bots, start_game
 from zioncheck.client import Follower, GameClient
 from zioncheck.domain import GameState, evolve
-from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.topology import new_game_id
@@ -25,7 +22,8 @@ def add(sub) -> None:
                                    "services and four bots; play a six-hand game through them, show each "
                                    "move, the table and the scores live, and end with the standings and "
                                    "the command that replays the game.")
-    p.add_argument("--pace", type=float, default=0.15, help="seconds per move (0 plays at full speed; default 0.15)")
+    p.add_argument("--pace", type=float, default=0.15,
+                   help="seconds per move, 0 to 10 (0 plays at full speed; default 0.15)")
     add_seats(p)
     p.add_argument("--seed", type=int, help="seed for the bots' choices (default: random)")
     add_bus(p, "start an embedded one")
@@ -48,15 +46,14 @@ def main(args) -> int:
 
 async def _play(access: Access, names: list[str], pace: float, seed: int | None) -> str:
     services = await Services().start(SERVICES, access)
+    services.by_name["bots"].seed = seed   # the bots service plays every seat
     client = await GameClient.connect(access, "bots")
     game = new_game_id()
-    rng = random.Random(seed)
-    bots = {seat: make_bot(name, rng) for seat, name in enumerate(names)}
     follower = await client.follow(game)
     shown = asyncio.create_task(_show(follower, face_for(sys.stdout)))
     try:
-        await start_game(client, follower, game, len(names))
-        await play_seats(client, follower, bots, rng, pace)
+        await start_game(client, follower, game, len(names), seats=names, pace=pace)
+        await follower.wait_until(lambda f: f.state.game_over, timeout=None)
         await follower.wait_until(lambda f: all(f.state.seeds))  # the dealer reveals the last hand's seed
         await shown
         await _standings(client, game)

@@ -24,11 +24,14 @@ class NoGateway(Exception):
 
 
 def add(sub) -> None:
-    p = sub.add_parser("serve", help="run the dealer, table, scoring and projector services (all, or one by name)",
+    p = sub.add_parser("serve", help="run the table, dealer, scoring, projector and bots services (all, or one by "
+                                     "name)",
                        description="Run services until interrupted. Several instances may run against one "
-                                   "NATS server or cluster; they share durable consumers. `gateway` serves "
-                                   "HTTP and WebSocket access and the web page (see docs/openapi.json); it "
-                                   "runs only when named.")
+                                   "NATS server or cluster; they share durable consumers. `bots` plays the bot "
+                                   "seats of every game, taken up again from the log after a restart: one "
+                                   "instance is enough (a second plays the same seats, and half its moves are "
+                                   "refused). `gateway` serves HTTP and WebSocket access and the web page (see "
+                                   "docs/openapi.json); it runs only when named.")
     p.add_argument("services", nargs="*", metavar="SERVICE",
                    help=f"which services ({', '.join(CHOICES)}; default {', '.join(SERVICES)})")
     add_bus(p, "start an embedded one")

@@ -12,9 +12,15 @@ End = Literal["low", "high"]
 
 # Who a command comes from: the last token of its subject, zc.cmd.<game>.<origin>. NATS lets only
 # platforms, the gateway and bots publish `play` commands, and only the dealer `dealer` ones.
-PLAY, DEALER = "play", "dealer"
-Origin = Literal["play", "dealer"]
-ORIGINS: tuple[str, ...] = (PLAY, DEALER)
+# Nobody publishes `timer` ones: the server itself stores them when a deadline the table
+# scheduled comes (R19, services/bus/topology.py schedule_subject).
+PLAY, DEALER, TIMER = "play", "dealer", "timer"
+Origin = Literal["play", "dealer", "timer"]
+ORIGINS: tuple[str, ...] = (PLAY, DEALER, TIMER)
+
+# Who sits in a seat (StartGame.seats): a person, or one of the house's bots by name.
+PERSON = "person"
+BOT_NAMES: tuple[str, ...] = ("greedy", "random")
 
 # Bounds checked before a command is decoded: no real command comes near them.
 MAX_COMMAND_BYTES = 16 * 1024
@@ -27,11 +33,24 @@ class Command(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):
 
 # --- the game's own lifecycle -------------------------------------------------
 
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    """A game's clock (R19-R21): how long a turn may take, when a seat counts as gone.
+
+    The bounds are in domain/timers.py (LIMIT_BOUNDS); a start outside them is refused.
+    """
+    turn_seconds: int = 60       # R19: a turn's deadline; then a bot plays that turn
+    idle_turns: int = 2          # R20: turns in a row timed out before a bot keeps the seat
+    abandon_seconds: int = 600   # R21: how long a game with no person left waits for one
+    bot_seconds: float = 0.0     # the house bots' pause before each move (a pace to watch them by)
+
+
 class StartGame(Command, tag="start_game", frozen=True):
     """Opens a game. `decks` overrides R1's count; `dealer` is hand 1's dealer (R8).
 
     `first_hand` > 1 starts a game at a later contract (scenarios, practice);
     `stacked` means the caller deals every hand, not the dealer service.
+    `seats` names who sits in each seat, PERSON or a bot of BOT_NAMES (the bots service
+    plays those); empty, every seat is a person's. `limits` is the game's clock (R19-R21).
     """
     game_id: str
     players: int
@@ -39,6 +58,8 @@ class StartGame(Command, tag="start_game", frozen=True):
     decks: int | None = None
     first_hand: int = 1
     stacked: bool = False
+    seats: list[str] = []
+    limits: Limits = msgspec.field(default_factory=Limits)
 
 
 class Deal(Command, tag="deal", frozen=True):
@@ -67,6 +88,24 @@ class RevealSeed(Command, tag="reveal_seed", frozen=True):
     """The dealer reveals a finished hand's seed, so anyone can check its deal."""
     hand: int
     seed: str
+
+
+# --- the server's timers (origin `timer` only) ----------------------------------------
+
+class TurnTimeout(Command, tag="turn_timeout", frozen=True):
+    """R19: the deadline of turn number `turn` (GameState.turn_no) of hand `hand` passed.
+
+    A turn that is already over refuses it (`timer_stale`), so a late or repeated timer
+    changes nothing.
+    """
+    hand: int
+    turn: int
+
+
+class AbandonGame(Command, tag="abandon_game", frozen=True):
+    """R21: the game has had no person at it for its `abandon_seconds`, counted from the
+    seats' presence change number `presence` (GameState.presence)."""
+    presence: int
 
 
 # --- a seat's moves (docs/scenarios.md) --------------------------------------------
@@ -115,4 +154,5 @@ class Discard(Command, tag="discard", frozen=True):
 
 SeatCommand = DrawStock | TakeDiscard | ClaimDiscard | GoDown | LayOff | SwapJoker | Discard
 DealerCommand = Deal | Reshuffle | RevealSeed
-AnyCommand = StartGame | DealerCommand | SeatCommand
+TimerCommand = TurnTimeout | AbandonGame
+AnyCommand = StartGame | DealerCommand | TimerCommand | SeatCommand

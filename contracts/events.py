@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from zioncheck.contracts.commands import End
+from zioncheck.contracts.commands import End, Limits
 from zioncheck.contracts.reasons import Reason
 
 MeldKind = Literal["set", "run"]
@@ -31,6 +31,8 @@ class GameStarted(Event, tag="game_started", frozen=True):
     dealer: int
     first_hand: int = 1
     stacked: bool = False
+    seats: list[str] = []        # who sits where: "person" or a bot's name; empty, persons all
+    limits: Limits = msgspec.field(default_factory=Limits)
 
 
 class HandDealt(Event, tag="hand_dealt", frozen=True):
@@ -129,6 +131,31 @@ class GameEnded(Event, tag="game_ended", frozen=True):
     winners: list[int]
 
 
+class TurnTimedOut(Event, tag="turn_timed_out", frozen=True):
+    """R19: `seat` let turn `turn` of hand `hand` run out; a bot plays it (the events that follow)."""
+    seat: int
+    hand: int
+    turn: int
+
+
+class SeatIdle(Event, tag="seat_idle", frozen=True):
+    """R20: the person in `seat` let `idle_turns` turns in a row run out: a bot keeps the seat."""
+    seat: int
+
+
+class SeatBack(Event, tag="seat_back", frozen=True):
+    """R20: the person in `seat` sent a command again: the seat is theirs, its count of timeouts 0."""
+    seat: int
+
+
+class GameAbandoned(Event, tag="game_abandoned", frozen=True):
+    """R21: no person was at the game for its `abandon_seconds`; GameEnded follows, with the
+    totals of the hands played. `mid_hand`: hand `hand` was in play, and is not scored; the dealer
+    reveals its seed all the same."""
+    hand: int
+    mid_hand: bool = False
+
+
 class Rejected(Event, tag="rejected", frozen=True):
     """R18: a command that changed nothing, with its reason and a sentence for people."""
     seat: int | None
@@ -140,5 +167,6 @@ class Rejected(Event, tag="rejected", frozen=True):
 AnyEvent = (
     GameStarted | HandDealt | StockReshuffled | SeedRevealed | StockDrawn | StockExhausted
     | DiscardTaken | DiscardClaimed | ClaimWon | ClaimFailed | WentDown | LaidOff
-    | JokerSwapped | Discarded | HandEnded | GameEnded | Rejected
+    | JokerSwapped | Discarded | HandEnded | GameEnded | TurnTimedOut | SeatIdle | SeatBack
+    | GameAbandoned | Rejected
 )

@@ -124,10 +124,33 @@ class PublicGameEnded(Public, tag="game_ended", frozen=True):
     winners: list[int]
 
 
+class PublicTurnTimedOut(Public, tag="turn_timed_out", frozen=True):
+    """R19: the seat's turn ran out; a bot plays it."""
+    seat: int
+    hand: int
+    turn: int
+
+
+class PublicSeatIdle(Public, tag="seat_idle", frozen=True):
+    """R20: a bot keeps the seat until its person is back."""
+    seat: int
+
+
+class PublicSeatBack(Public, tag="seat_back", frozen=True):
+    seat: int
+
+
+class PublicGameAbandoned(Public, tag="game_abandoned", frozen=True):
+    """R21: no person was left at the game; its end follows."""
+    hand: int
+    mid_hand: bool = False
+
+
 FeedItem = (
     PublicGameStarted | PublicHandDealt | PublicStockReshuffled | PublicSeedRevealed | PublicStockDrawn
     | PublicStockExhausted | PublicDiscardTaken | PublicDiscardClaimed | PublicClaimWon | PublicClaimFailed
     | PublicWentDown | PublicLaidOff | PublicJokerSwapped | PublicDiscarded | PublicHandEnded | PublicGameEnded
+    | PublicTurnTimedOut | PublicSeatIdle | PublicSeatBack | PublicGameAbandoned
 )
 
 

@@ -21,5 +21,6 @@ class Standings(msgspec.Struct, frozen=True):
     totals: list[int] = []
     winners: list[int] = []
     over: bool = False
+    abandoned: bool = False   # R21: over with no person left, after the hands in `hands`
     log_seq: int = 0
     v: int = 1

@@ -106,6 +106,11 @@ class PublicView(msgspec.Struct, frozen=True, kw_only=True):
     game_over: bool
     winners: list[int]
     deals: list[DealRecord]
+    # R19-R21: who sits where ("person" or a bot's name), the seats a bot keeps for their away
+    # persons, and whether the game ended with no person left.
+    seats: list[str] = []
+    idle: list[int] = []
+    abandoned: bool = False
     v: int = 1
 
 

@@ -9,6 +9,7 @@ from zioncheck.domain.hands import CONTRACTS, HANDS_PER_GAME
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.seats import left_of_dealer, seat_after
 from zioncheck.domain.state import GameState, dealt_index
+from zioncheck.domain.timers import check_limits, check_seats
 
 
 def dealer_of(first_dealer: int, hand: int, players: int) -> int:
@@ -48,8 +49,11 @@ def start_game(state: GameState, command: StartGame) -> list[AnyEvent]:
     decks = decks_for(command.players) if command.decks is None else command.decks
     if decks * DECK_SIZE < CONTRACTS[HANDS_PER_GAME].dealt * command.players:
         raise Refused("bad_command", f"{decks} decks cannot deal hand {HANDS_PER_GAME} to {command.players} players")
+    check_seats(command.seats, command.players)
+    check_limits(command.limits)
     return [GameStarted(game_id=command.game_id, players=command.players, decks=decks, dealer=command.dealer,
-                        first_hand=command.first_hand, stacked=command.stacked)]
+                        first_hand=command.first_hand, stacked=command.stacked, seats=list(command.seats),
+                        limits=command.limits)]
 
 
 def _between_hands(state: GameState) -> None:

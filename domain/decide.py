@@ -15,6 +15,7 @@ from zioncheck.domain.joker_swap import swap_joker
 from zioncheck.domain.laying_off import lay_off
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.state import GameState
+from zioncheck.domain.timers import abandon_game, back, turn_timeout
 
 C = TypeVar("C", bound=cmd.Command)
 Decider = Callable[[GameState, Any], list[AnyEvent]]   # takes the command type it is listed under
@@ -31,11 +32,20 @@ DECIDERS: dict[type[cmd.Command], Decider] = dict([
     _for(cmd.RevealSeed, reveal_seed), _for(cmd.DrawStock, draw_stock), _for(cmd.TakeDiscard, take_discard),
     _for(cmd.ClaimDiscard, claim), _for(cmd.GoDown, go_down), _for(cmd.LayOff, lay_off),
     _for(cmd.SwapJoker, swap_joker), _for(cmd.Discard, discard),
+    _for(cmd.TurnTimeout, turn_timeout), _for(cmd.AbandonGame, abandon_game),
 ])
 
 
 def decide(state: GameState, command: cmd.Command) -> list[AnyEvent]:
-    """Events that happen, or a single Rejected(reason) (R18). Never raises."""
+    """Events that happen, or a single Rejected(reason) (R18). Never raises.
+
+    A seat's own accepted command brings its person back first (R20).
+    """
+    return back(state, command, decide_move(state, command))
+
+
+def decide_move(state: GameState, command: cmd.Command) -> list[AnyEvent]:
+    """`decide` as for a bot standing in for the seat's person (R19): no one comes back."""
     decide_ = DECIDERS.get(type(command))
     try:
         if decide_ is None:

@@ -6,6 +6,7 @@ from typing import Any, TypeVar
 from msgspec.structs import replace
 
 from zioncheck.contracts import events as ev
+from zioncheck.contracts.commands import PERSON
 from zioncheck.domain.cards import JOKER
 from zioncheck.domain.melds import run_low
 from zioncheck.domain.seats import left_of_dealer, next_seat
@@ -29,7 +30,9 @@ def _give(state: GameState, seat: int, card: str) -> tuple[tuple[str, ...], ...]
 
 def _game_started(s: GameState, e: ev.GameStarted) -> GameState:
     return GameState(game_id=e.game_id, players=e.players, decks=e.decks, first_dealer=e.dealer,
-                     dealer=e.dealer, hand=e.first_hand - 1, totals=(0,) * e.players)
+                     dealer=e.dealer, hand=e.first_hand - 1, totals=(0,) * e.players,
+                     seats=tuple(e.seats) or (PERSON,) * e.players, limits=e.limits,
+                     timeouts=(0,) * e.players, idle=(False,) * e.players)
 
 
 def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
@@ -39,7 +42,7 @@ def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
         discard=tuple(e.discard), discarders=(None,) * len(e.discard), window_open=False, claims=(), table=(),
         down=(False,) * n, turn=left_of_dealer(e.dealer, n), drawn=False, extra_turn=True, hand_over=False,
         winner=None, scores=None, stuck=(), reshuffles=0,
-        commitments=s.commitments + (e.commitment,), seeds=s.seeds + ("",),
+        commitments=s.commitments + (e.commitment,), seeds=s.seeds + ("",), turn_no=s.turn_no + 1,
     )
 
 
@@ -121,8 +124,8 @@ def _discarded(s: GameState, e: ev.Discarded) -> GameState:
     if not hand:  # R15: went out; the hand ends at once, so the turn stays
         return replace(s, **common)
     if s.extra_turn:  # R11: the first player plays a second turn at once
-        return replace(s, **common, extra_turn=False)
-    return replace(s, **common, turn=next_seat(s.turn, s.players))
+        return replace(s, **common, extra_turn=False, turn_no=s.turn_no + 1)
+    return replace(s, **common, turn=next_seat(s.turn, s.players), turn_no=s.turn_no + 1)
 
 
 def _hand_ended(s: GameState, e: ev.HandEnded) -> GameState:
@@ -132,6 +135,23 @@ def _hand_ended(s: GameState, e: ev.HandEnded) -> GameState:
 
 def _game_ended(s: GameState, e: ev.GameEnded) -> GameState:
     return replace(s, game_over=True, winners=tuple(e.winners))
+
+
+def _turn_timed_out(s: GameState, e: ev.TurnTimedOut) -> GameState:
+    return replace(s, timeouts=replace_at(s.timeouts, e.seat, s.timeouts[e.seat] + 1))
+
+
+def _seat_idle(s: GameState, e: ev.SeatIdle) -> GameState:
+    return replace(s, idle=replace_at(s.idle, e.seat, True), presence=s.presence + 1)
+
+
+def _seat_back(s: GameState, e: ev.SeatBack) -> GameState:
+    return replace(s, idle=replace_at(s.idle, e.seat, False), timeouts=replace_at(s.timeouts, e.seat, 0),
+                   presence=s.presence + 1)
+
+
+def _game_abandoned(s: GameState, e: ev.GameAbandoned) -> GameState:
+    return replace(s, abandoned=True, hand_over=True, window_open=False)
 
 
 def _for(kind: type[E], evolver: Callable[[GameState, E], GameState]) -> tuple[type[ev.Event], Evolver]:
@@ -148,4 +168,6 @@ EVOLVERS: dict[type[ev.Event], Evolver] = dict([
     _for(ev.ClaimWon, _claim_won), _for(ev.ClaimFailed, _unchanged), _for(ev.WentDown, _went_down),
     _for(ev.LaidOff, _laid_off), _for(ev.JokerSwapped, _joker_swapped), _for(ev.Discarded, _discarded),
     _for(ev.HandEnded, _hand_ended), _for(ev.GameEnded, _game_ended), _for(ev.Rejected, _unchanged),
+    _for(ev.TurnTimedOut, _turn_timed_out), _for(ev.SeatIdle, _seat_idle), _for(ev.SeatBack, _seat_back),
+    _for(ev.GameAbandoned, _game_abandoned),
 ])

@@ -1,7 +1,7 @@
 """Standings as a fold of the log: what the scoring service publishes, recomputable at any time."""
 from msgspec.structs import replace
 
-from zioncheck.contracts.events import Event, GameEnded, GameStarted, HandEnded
+from zioncheck.contracts.events import Event, GameAbandoned, GameEnded, GameStarted, HandEnded
 from zioncheck.contracts.scores import HandScored, Standings
 
 
@@ -16,6 +16,8 @@ def apply(standings: Standings | None, event: Event) -> tuple[Standings | None, 
         scored = HandScored(game_id=standings.game_id, hand=event.hand, scores=event.scores, totals=totals,
                             winner=event.winner, stuck=event.stuck)
         return replace(standings, hands=standings.hands + [event.scores], totals=totals), scored
+    if isinstance(event, GameAbandoned):
+        return replace(standings, abandoned=True), None
     if isinstance(event, GameEnded):
         best = min(standings.totals)
         winners = [seat for seat, total in enumerate(standings.totals) if total == best]

@@ -5,6 +5,7 @@ from typing import TypeVar
 
 import msgspec
 
+from zioncheck.contracts.commands import PERSON, Limits
 from zioncheck.contracts.events import MeldKind
 from zioncheck.domain.melds import run_suit, set_rank
 
@@ -65,10 +66,22 @@ class GameState(msgspec.Struct, frozen=True):
     reshuffles: int = 0
     commitments: tuple[str, ...] = ()    # per hand, in order
     seeds: tuple[str, ...] = ()          # revealed, per hand, in order
+    # R19-R21: who sits where, the game's clock, and who is away. Service rules, not card rules.
+    seats: tuple[str, ...] = ()          # "person" or a bot's name, per seat
+    limits: Limits = Limits()
+    turn_no: int = 0                     # R19: turns begun in the game; a turn's deadline names it
+    timeouts: tuple[int, ...] = ()       # R20: turns in a row each seat let run out
+    idle: tuple[bool, ...] = ()          # R20: a bot keeps the seat until its person is back
+    presence: int = 0                    # R21: seats gone idle or come back so far
+    abandoned: bool = False              # R21: ended with no person at the table
 
     @property
     def started(self) -> bool:
         return self.players > 0
+
+    def person(self, seat: int) -> bool:
+        """Whether a person (not one of the house's bots) sits in `seat`."""
+        return seat < len(self.seats) and self.seats[seat] == PERSON
 
     @property
     def top(self) -> str | None:

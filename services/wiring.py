@@ -24,6 +24,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.log import decode_batch, encode
 from zioncheck.services import observability as metrics
+from zioncheck.services.bots.service import BOT_GAMES, BotsService
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.consumers import PinnedConsumer, raw_message, settle, settled, subscriber
 from zioncheck.services.bus.game_queues import GameQueues
@@ -86,7 +87,7 @@ SPECS = (
                 lambda nc, js: TableService(nc, js),
                 (Takes("commands", _all_commands, "zc-tables", commands_stream),),
                 (metrics.COMMANDS, metrics.APPEND_SECONDS, metrics.EVENTS_APPENDED, metrics.ACTIVE_GAMES,
-                 metrics.LOG_CONFLICTS, metrics.DROPPED)),
+                 metrics.LOG_CONFLICTS, metrics.DROPPED, metrics.TIMERS_SCHEDULED)),
     ServiceSpec("dealer", "deals each hand from a secret seed, reveals it after the hand, answers reshuffles",
                 lambda nc, js: DealerService(js),
                 (Takes("log", hand_boundaries, "zc-dealer", log_stream),
@@ -103,6 +104,10 @@ SPECS = (
                 lambda nc, js: ProjectorService(js),
                 (Takes("log", _all_log, "zc-projector", log_stream, workers=32),),
                 (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED)),
+    # Takes nothing through a durable consumer: it follows the games whose starts seated its bots
+    # (read from the log on start, heard on zc.live.*.hand after), so every instance plays every game.
+    ServiceSpec("bots", "plays the bot seats every game's start names, resuming them from the log after a restart",
+                lambda nc, js: BotsService(nc, js), (), (BOT_GAMES,)),
 )
 SERVICES = tuple(spec.name for spec in SPECS)
 BY_NAME = {spec.name: spec for spec in SPECS}
@@ -179,10 +184,15 @@ class Services:
                 self.direct.append(make(connection.connection))
                 await self.direct[-1].start()
             self.by_name[name] = built[0]
+            if hasattr(built[0], "start"):   # a service that runs on its own (the bots), not on deliveries
+                await built[0].start()
             log.info("service_started", service=name, nats=",".join(access.servers))
         return self
 
     async def stop(self) -> None:
+        for service in self.by_name.values():
+            if hasattr(service, "stop"):
+                await service.stop()
         for consumer in self.direct:
             await consumer.stop()
         self.direct.clear()

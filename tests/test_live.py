@@ -3,6 +3,7 @@ numbered from 1, suits as symbols where the output can carry them."""
 import io
 
 from zioncheck.cli.live import face_for, narrate, table_lines
+from zioncheck.contracts import events as ev
 from zioncheck.contracts.events import Discarded, LaidOff, Rejected
 from zioncheck.contracts.reasons import explain
 from zioncheck.domain import GameState
@@ -41,3 +42,12 @@ def test_suits_show_as_symbols_where_the_output_can_carry_them_and_as_letters_wh
     assert face_for(ascii_only)("10H") == "10H"
     [line] = narrate(Discarded(seat=1, card="QS"), GameState(hands=((), ("2C",))), face=face_for(utf8))
     assert line == "  seat 1 discards Q\u2660 (1 card left)"
+
+
+def test_r19_r21_the_terminal_tells_timeouts_idle_seats_returns_and_abandonment():
+    told = [line for event in (ev.TurnTimedOut(seat=1, hand=1, turn=3), ev.SeatIdle(seat=1), ev.SeatBack(seat=1),
+                               ev.GameAbandoned(hand=2, mid_hand=True))
+            for line in narrate(event, GameState())]
+    assert told == ["  seat 1's time ran out: a bot plays this turn",
+                    "  seat 1 is away: a bot keeps the seat until its player sends a move",
+                    "  seat 1 is back", "", "=== Game abandoned in hand 2: no player was left at the table."]

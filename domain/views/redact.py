@@ -32,6 +32,10 @@ PUBLIC: dict[type, Callable[..., feed.FeedItem]] = {
     ev.HandEnded: lambda e: feed.PublicHandEnded(
         hand=e.hand, winner=e.winner, scores=list(e.scores), stuck=list(e.stuck), totals=list(e.totals)),
     ev.GameEnded: lambda e: feed.PublicGameEnded(totals=list(e.totals), winners=list(e.winners)),
+    ev.TurnTimedOut: lambda e: feed.PublicTurnTimedOut(seat=e.seat, hand=e.hand, turn=e.turn),
+    ev.SeatIdle: lambda e: feed.PublicSeatIdle(seat=e.seat),
+    ev.SeatBack: lambda e: feed.PublicSeatBack(seat=e.seat),
+    ev.GameAbandoned: lambda e: feed.PublicGameAbandoned(hand=e.hand, mid_hand=e.mid_hand),
 }
 # Decided private: a refusal's detail may list the hand of the seat refused (R18).
 PRIVATE = (ev.Rejected,)

@@ -19,7 +19,8 @@ def public_view(projection: Projection) -> PublicView:
         discarder=g.top_discarder, window_open=in_play and g.window_open,
         claims=list(g.claims) if in_play and g.window_open else [], last_claims=projection.last_claims,
         scores=list(projection.scores), totals=list(g.totals), game_over=g.game_over,
-        winners=list(g.winners), deals=list(projection.deals),
+        winners=list(g.winners), deals=list(projection.deals), seats=list(g.seats),
+        idle=[seat for seat, away in enumerate(g.idle) if away], abandoned=g.abandoned,
     )
 
 

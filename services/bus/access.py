@@ -7,20 +7,22 @@ server's configuration and the files a deployment includes (`zioncheck credentia
 `deploy/README.md`); `docs/security.md` explains it.
 
     role        may publish                          may read
-    table       the log, refusals, reshuffle asks    commands, the log
+    table       the log, refusals, reshuffle asks,   commands, the log
+                games' deadlines (zc.timer.*)
     dealer      dealer commands, its seed bucket     hand boundaries of the log, its seeds
     scoring     scores, standings                    hand boundaries of the log
     projector   the feed, views                      the log
     gateway     seat commands                        the log (outcomes, bots), views, feed, standings
-    bots        seat commands                        the log, views, standings
+    bots        seat commands                        the log, standings
     platform    seat commands                        views, feed, scores, standings, refusals
     spectator   nothing                              the feed, public views, scores, standings
     operator    everything                           everything (topology, rebuilds, audits)
 
 Hidden cards live in the log and in seat views; seeds live only in the dealer's bucket
 until the dealer reveals them in the log after the hand. No role but the operator may
-create, change, purge or delete a stream, and nobody may publish on `zc.live.>`: only the
-server itself republishes there what the log stored.
+create, change, purge or delete a stream, and nobody may publish on `zc.live.>` or on
+`zc.cmd.*.timer`: only the server itself republishes there what the log stored, and stores
+there the timeouts the table scheduled.
 """
 import json
 import os
@@ -38,6 +40,7 @@ from zioncheck.services.bus.topology import (
     PARTITIONS_ASK,
     PARTITIONS_TOLD,
     RESHUFFLE,
+    SCHEDULE_SUBJECTS,
     SCORES,
     SEEDS,
     STANDINGS,
@@ -118,7 +121,7 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
     log_writes = [log_subject(p, "*", "*") for p in ps]
     return {
         "operator": Permissions(publish=(">",), subscribe=(">",)),
-        "table": _role([*log_writes, "zc.rejected.*", RESHUFFLE], reads=commands + logs,
+        "table": _role([*log_writes, "zc.rejected.*", RESHUFFLE, SCHEDULE_SUBJECTS], reads=commands + logs,
                        durables=[(c, "zc-tables") for c in commands], partitions=partitions),
         "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
                         reads=[*logs, kv_stream(SEEDS)], responds=True,
@@ -130,7 +133,7 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
         "gateway": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
                          reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
         "bots": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
-                      reads=[*logs, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
+                      reads=[*logs, kv_stream(STANDINGS)], partitions=partitions),
         "platform": _role([SEAT_COMMANDS], subscribe=["zc.rejected.>"],
                           reads=[FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
         # A spectator reads public views by key only (a direct get names the key in its subject):

@@ -14,7 +14,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import BadRequestError, NotFoundError
 
-from zioncheck.contracts.events import GameStarted, HandEnded
+from zioncheck.contracts.events import GameEnded, GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bus.publish import publish_stored
@@ -283,4 +283,4 @@ async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch) -> None
 
 
 def _kind(batch: Batch) -> str:
-    return "hand" if any(isinstance(e, (GameStarted, HandEnded)) for e in batch.events) else "move"
+    return "hand" if any(isinstance(e, (GameStarted, HandEnded, GameEnded)) for e in batch.events) else "move"

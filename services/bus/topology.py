@@ -13,6 +13,12 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
     zc.cmd.<p>.<game>.<origin>  as stored in stream ZC_COMMANDS_<p>; the stream sequence totally
                       orders each game's commands whatever their origin. Only that role may
                       publish on an origin. Filter zc.cmd.<p>.<game>.* for a game
+    zc.timer.<p>.<game>  the game's one pending deadline (R19, R21), kept in ZC_COMMANDS_<p> as a
+                      JetStream message schedule (headers Nats-Schedule: @at <time>,
+                      Nats-Schedule-Target: zc.cmd.<p>.<game>.timer). Only the table publishes
+                      here; publishing again replaces the deadline. When it comes, the server
+                      itself stores the payload, a timeout command, on zc.cmd.<p>.<game>.timer with
+                      the header Nats-Scheduler: zc.timer.<p>.<game>, which no client can set
     zc.log.<p>.<game>.<kind>  the game log (stream ZC_LOG_<p>): append-only, written by the table
                       only; kind `hand` for a batch that starts the game or ends a hand, `move`
                       for any other. Follow zc.log.<p>.<game>.* for the whole log; the dealer and
@@ -51,7 +57,7 @@ from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, RePublish, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
-from zioncheck.contracts.commands import PLAY
+from zioncheck.contracts.commands import PLAY, TIMER
 
 # ZC_COMMANDS and ZC_LOG are the streams of the layout before partitions (`zioncheck migrate` moves them).
 COMMANDS, LOG, SCORES, FEED = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED"
@@ -73,6 +79,24 @@ PUBLIC_COMMAND_SUBJECTS = "zc.cmd.*.*"
 def stored_command_subject(partition: int, game: str, origin: str = "*") -> str:
     """A game's commands as its partition's stream stores them; origin "*" is all of them (a filter)."""
     return f"zc.cmd.{partition}.{game}.{origin}"
+
+
+# What the server puts on a fired schedule's message: the schedule's subject. A client's publish
+# carrying it is refused by the server, so it tells the table which schedule a timeout came from.
+SCHEDULER_HEADER = "Nats-Scheduler"
+SCHEDULE_SUBJECTS = "zc.timer.*.*"
+
+
+def schedule_subject(partition: int, game: str) -> str:
+    """Where the table keeps a game's pending deadline (a message schedule; R19, R21), in the
+    game's partition's commands stream."""
+    return f"zc.timer.{partition}.{game}"
+
+
+def schedule_headers(partition: int, game: str, at: str) -> dict[str, str]:
+    """The headers that make a message on schedule_subject a schedule: deliver its payload on the
+    game's timer subject at `at` (RFC 3339, UTC)."""
+    return {"Nats-Schedule": f"@at {at}", "Nats-Schedule-Target": stored_command_subject(partition, game, TIMER)}
 
 
 def origin_of(subject: str) -> str:
@@ -97,7 +121,7 @@ def log_stream(partition: int) -> str:
 
 
 def command_stream_subjects(partition: int) -> list[str]:
-    return [stored_command_subject(partition, "*", "*")]
+    return [stored_command_subject(partition, "*", "*"), schedule_subject(partition, "*")]
 
 
 def log_stream_subjects(partition: int) -> list[str]:
@@ -233,7 +257,8 @@ def stream_configs(replicas: int = 1, partitions: int = 1) -> list[StreamConfig]
     for p in range(partitions):
         per_partition += [
             StreamConfig(name=commands_stream(p), subjects=command_stream_subjects(p), duplicate_window=120.0,
-                         allow_direct=True, max_msg_size=MAX_COMMAND_BYTES, **common),
+                         allow_direct=True, allow_msg_schedules=True, max_msg_size=MAX_COMMAND_BYTES,
+                         **common),
             StreamConfig(name=log_stream(p), subjects=log_stream_subjects(p), deny_delete=True, deny_purge=True,
                          duplicate_window=120.0, allow_direct=True, republish=RePublish(
                              src=log_subject(p, "*", "*"), dest=live_subject("{{wildcard(1)}}", "{{wildcard(2)}}")),
@@ -280,6 +305,11 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if replicas is not None and current.num_replicas != replicas:
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
             await js.update_stream(config=current.evolve(num_replicas=replicas))
+        if name.startswith(f"{COMMANDS}_") and (current.subjects != config.subjects
+                                                or not current.allow_msg_schedules):  # made before timers
+            changes.append(f"{name}: subjects {', '.join(config.subjects)} and message schedules on, so a turn's "
+                           f"deadline comes back as a command")
+            await js.update_stream(config=current.evolve(subjects=config.subjects, allow_msg_schedules=True))
         if name == kv_stream(VIEWS) and not current.allow_direct:  # stores made before direct gets
             changes.append(f"{name}: direct gets on, so spectators can read public views by key")
             await js.update_stream(config=current.evolve(allow_direct=True))

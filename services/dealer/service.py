@@ -12,7 +12,7 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFound
 
 from zioncheck.contracts.commands import DEALER, Command, Deal, Reshuffle, RevealSeed
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
-from zioncheck.contracts.events import GameEnded, GameStarted, HandEnded
+from zioncheck.contracts.events import GameAbandoned, GameEnded, GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.domain.fairness import commitment
@@ -44,6 +44,12 @@ class DealerService:
                     SEEDS_REVEALED.inc()
                     if not over:
                         await self._deal(game, event.hand + 1)
+            elif isinstance(event, GameAbandoned) and event.mid_hand:   # R21: the hand's deal can be checked
+                opening = await self._opening(game)
+                if opening is not None and not opening.stacked:
+                    await self._send(game, RevealSeed(hand=event.hand, seed=await self.seed(game, event.hand)),
+                                     f"reveal:{game}:{event.hand}")
+                    SEEDS_REVEALED.inc()
 
     async def on_reshuffle(self, request: ReshuffleRequest) -> Reshuffle | ReshuffleRefused:
         """The order for the draw that needs it; only the table can ask (NATS permissions), and only

@@ -1,11 +1,12 @@
-"""The gateway's writing side: opening games, playing their bot seats, a seat's commands and their outcomes.
+"""The gateway's writing side: opening games, a seat's commands and their outcomes.
 
 The gateway writes only commands (zc.cmd.<game>); it learns each one's outcome from the
-log like any client (zioncheck.client.Follower). It plays the bot seats of the games it
-opens itself (services/bots/seats.py).
+log like any client (zioncheck.client.Follower). The bot seats of the games it opens are
+named in their start (StartGame.seats) and played by the bots service, so a gateway
+restarted mid-game leaves no game waiting on it.
 
-What it holds for a game (a Held: the follower, the bots) is let go once the game is
-over, once its bots stop, or once no one has moved in it for `idle_after` seconds:
+What it holds for a game (a Held: the follower) is let go once the game is
+over, or once no one has moved in it for `idle_after` seconds:
 nothing a game leaves behind grows with the number of games ever opened. A key holds at
 most `open_per_key` games at a time; games followed only for a seat's commands (opened
 elsewhere, or let go here while idle) are at most `followed_kept`, the least recently
@@ -13,7 +14,6 @@ moved let go first.
 """
 import asyncio
 import contextlib
-import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,14 +22,12 @@ import structlog
 from prometheus_client import Counter as Metric
 from prometheus_client import Gauge
 
-from zioncheck.bots import make_bot
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts import events as ev
-from zioncheck.contracts.commands import SeatCommand, StartGame
+from zioncheck.contracts.commands import Limits, SeatCommand, StartGame
 from zioncheck.contracts.log import encode, tag_of
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.views import redact
-from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.topology import new_game_id
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.wire import NewGame, Outcome
@@ -37,7 +35,7 @@ from zioncheck.services.gateway.wire import NewGame, Outcome
 log = structlog.get_logger("gateway")
 COMMANDS = Metric("zc_gateway_commands_total", "Seat commands the gateway sent and heard the outcome of, "
                   "by outcome and R18 reason", ["outcome", "reason"])
-HELD = Gauge("zc_gateway_games_held", "Games this gateway follows (and plays the bots of) right now")
+HELD = Gauge("zc_gateway_games_held", "Games this gateway follows right now")
 
 
 class StartRefused(Exception):
@@ -54,10 +52,9 @@ class TooManyOpen(Exception):
 
 @dataclass
 class Held:
-    """What the gateway keeps for one game: its follower, its bots, and whose key opened it here."""
+    """What the gateway keeps for one game: its follower, and whose key opened it here."""
     follower: asyncio.Future              # of a Follower: concurrent first commands share one
     owner: str | None = None              # the key that opened it here; None: followed for a seat's command
-    bots: asyncio.Task | None = None
     busy: int = 0                         # commands waiting for their outcome
     moves: int = 0                        # log batches seen when last looked at
     since: float = field(default_factory=time.monotonic)   # when it last moved
@@ -103,7 +100,7 @@ class Games:
                               "before it opens another")
 
     async def create(self, new: NewGame, owner: str, game: str | None = None) -> str:
-        """Open a game for the key `owner` (TooManyOpen when it holds its fill) and seat its bots.
+        """Open a game for the key `owner` (TooManyOpen when it holds its fill); its start seats its bots.
 
         `game` is the id a lobby reserved for it; without one the game gets a new id."""
         self.check_room(owner)
@@ -114,11 +111,7 @@ class Games:
             self.opening[owner] -= 1
             if not self.opening[owner]:
                 del self.opening[owner]
-        held = self.held[game] = Held(_done(follower), owner=owner, moves=len(follower.batches))
-        rng = random.Random()
-        bots = {seat: make_bot(name, rng) for seat, name in enumerate(new.seats) if name != "person"}
-        if bots:
-            held.bots = asyncio.create_task(self._play(game, follower, bots, rng, new.pace))
+        self.held[game] = Held(_done(follower), owner=owner, moves=len(follower.batches))
         HELD.set(len(self.held))
         log.info("game_opened", game=game, key=owner, seats=",".join(new.seats), pace=new.pace)
         return game
@@ -126,7 +119,9 @@ class Games:
     async def _start(self, new: NewGame, game: str) -> tuple[str, Follower]:
         follower = await self.client.follow(game)
         try:
-            seq = await self.client.send(game, StartGame(game_id=game, players=new.players, dealer=new.dealer))
+            limits = Limits(turn_seconds=new.turn_seconds, bot_seconds=new.pace)
+            seq = await self.client.send(game, StartGame(game_id=game, players=new.players, dealer=new.dealer,
+                                                         seats=list(new.seats), limits=limits))
             rejected = refusal_of(await follower.outcome(seq, self.answer_within))
         except BaseException:
             await follower.stop()
@@ -135,18 +130,6 @@ class Games:
             await follower.stop()
             raise StartRefused(rejected.reason, rejected.detail)
         return game, follower
-
-    async def _play(self, game: str, follower: Follower, bots: dict, rng: random.Random, pace: float) -> None:
-        try:
-            await play_seats(self.client, follower, bots, rng, pace, patience=None)
-        except asyncio.CancelledError:
-            raise   # released by someone else: idle, or the gateway stopping
-        except Exception as error:  # noqa: BLE001 - one game's bots must not take the gateway down
-            log.error("bots_stopped", game=game, error=repr(error))
-        held = self.held.get(game)
-        if held is not None and held.bots is asyncio.current_task():
-            held.bots = None
-            await self._release(game, "over" if follower.state.game_over else "bots stopped", held)
 
     async def command(self, game: str, command: SeatCommand) -> Outcome:
         """Send a seat's command and wait for its outcome; TimeoutError if the table does not answer."""
@@ -161,7 +144,7 @@ class Games:
         follower.outcomes.pop(seq, None)
         follower.arrived.pop(seq, None)
         held.since = time.monotonic()
-        if follower.state.game_over and held.bots is None:
+        if follower.state.game_over:
             await self._release(game, "over", held)
         return _outcome(game, seq, command, events)
 
@@ -207,7 +190,7 @@ class Games:
                 continue
             if len(follower.batches) != held.moves:
                 held.moves, held.since = len(follower.batches), now
-            elif follower.state.game_over and held.bots is None:
+            elif follower.state.game_over:
                 going.append(self._release(game, "over", held))
             elif now - held.since >= self.idle_after:
                 going.append(self._release(game, "idle", held))
@@ -222,7 +205,7 @@ class Games:
                 log.error("sweep_failed", error=repr(error))
 
     async def _release(self, game: str, why: str, held: Held | None = None) -> None:
-        """Forget the game (only `held`, if given), then stop its bots and its follower."""
+        """Forget the game (only `held`, if given), then stop its follower."""
         held = self._forget(game, held)
         if held is not None:
             await self._stop(held)
@@ -235,20 +218,10 @@ class Games:
         return self.held.pop(game)
 
     async def _stop(self, held: Held) -> None:
-        if held.bots is not None and held.bots is not asyncio.current_task():
-            await _cancel(held.bots)
         follower = held.ready()
         if follower is not None:
             with contextlib.suppress(Exception):   # the connection may be closing
                 await follower.stop()
-
-
-async def _cancel(task: asyncio.Task) -> None:
-    """Cancel the task and wait for it to end: again and again if need be, as asyncio.wait_for (before
-    Python 3.12) swallows a cancellation that comes just as what it waits for is done."""
-    while not task.done():
-        task.cancel()
-        await asyncio.wait({task}, timeout=1.0)
 
 
 def _outcome(game: str, seq: int, command: SeatCommand, events: list) -> Outcome:

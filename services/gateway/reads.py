@@ -24,7 +24,7 @@ from zioncheck.services.bus.topology import (
     public_view_key,
     valid_game_id,
 )
-from zioncheck.services.gateway.wire import GameSummary, ReplayStep
+from zioncheck.services.gateway.wire import GameStatus, GameSummary, ReplayStep
 
 IN_PLAY = ("the game is in play, and its log holds the cards of every hand: it is served once the game is over "
            "(watch it live on its public WebSocket)")
@@ -52,6 +52,17 @@ class _Summary(msgspec.Struct):
     game_over: bool = False
     totals: list[int] = []
     winners: list[int] = []
+    idle: list[int] = []
+    abandoned: bool = False
+
+
+def status_of(seen: _Summary) -> GameStatus:
+    """One word for a games list: a finished or abandoned game never reads as waiting on a seat."""
+    if seen.abandoned:
+        return "abandoned"
+    if seen.game_over:
+        return "over"
+    return "between_hands" if seen.turn is None else "in_play"
 
 
 class Reads:
@@ -91,6 +102,7 @@ class Reads:
             return GameSummary(game_id=game, batches=batches)
         return GameSummary(game_id=game, batches=batches, seq=seen.seq, players=seen.players, hand=seen.hand,
                            turn=seen.turn, game_over=seen.game_over, totals=seen.totals, winners=seen.winners,
+                           idle=seen.idle, abandoned=seen.abandoned, status=status_of(seen),
                            updated=msg.time.timestamp() if msg.time else None)
 
     async def finished_log(self, game: str) -> bytes:

@@ -17,12 +17,14 @@ Player = Literal["person", "greedy", "random"]
 class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """POST /games: who sits where. `seats[i]` is "person" or the name of the bot that plays seat i.
 
-    `pace` is the seconds each bot waits before a move of its turn, so people can follow it.
+    `pace` is the seconds each bot waits before a move of its turn, so people can follow it;
+    `turn_seconds` how long a person's turn may take before a bot plays it (R19).
     """
     players: Annotated[int, msgspec.Meta(extra_json_schema={"minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS})]
     seats: list[Player]
     dealer: int = 0
     pace: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.5
+    turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=3600)] = 60
 
 
 class SeatTicket(msgspec.Struct, frozen=True):
@@ -85,15 +87,26 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     detail: str | None = None
 
 
+GameStatus = Literal["waiting", "in_play", "between_hands", "over", "abandoned"]
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """GET /games: one stored game. The fields past `batches` are empty until the projector has a view."""
+    """GET /games: one stored game. The fields past `batches` are empty until the projector has a view.
+
+    `status` is `waiting` for a view, `in_play` (`turn` is to play), `between_hands`, `over`, or
+    `abandoned` (R21: over with no person left; `totals` are the hands played). `idle` are the seats
+    a bot keeps while their persons are away (R20).
+    """
     game_id: str
     batches: int                     # log messages: one per command the game took
     seq: int = 0                     # log batches its public view has folded
+    status: GameStatus = "waiting"
     players: int = 0
     hand: int = 0
     turn: int | None = None
     game_over: bool = False
+    abandoned: bool = False
+    idle: list[int] = []
     totals: list[int] = []
     winners: list[int] = []
     updated: float | None = None     # when the view last changed, seconds since the epoch

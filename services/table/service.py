@@ -8,8 +8,15 @@ instance cannot reorder a game), decides, and appends the events as one batch.
 Reading the earlier commands from the stream is skipped while the deliveries
 themselves prove nothing was missed (services/bus/game_queues.py). Each command takes its
 turn once (application/turns.py), the dealer service answering the reshuffles it needs.
+
+The table alone reads the clock (R19-R21): after each batch it asks the server to deliver
+the game's next timeout (domain/timers.py `deadline`) at the time it falls due, as a
+message schedule on zc.timer.<p>.<game>; the timeout comes back as a command on
+zc.cmd.<p>.<game>.timer, ordered with every other, and a stale one changes nothing.
 """
 import asyncio
+import datetime
+import math
 import time
 from collections import defaultdict
 
@@ -21,21 +28,33 @@ from nats.js import JetStreamContext
 from prometheus_client import Counter
 
 from zioncheck.application.reading import read_command
-from zioncheck.application.turns import play_turn_async
-from zioncheck.contracts.commands import Reshuffle
+from zioncheck.application.turns import play_turn_async, stale_timer
+from zioncheck.contracts.commands import TIMER, Reshuffle
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import AnyEvent, GameStarted, Rejected
 from zioncheck.contracts.log import Batch, encode, tag_of
+from zioncheck.domain import fold
 from zioncheck.domain.refusal import refusal_of
+from zioncheck.domain.timers import Deadline, deadline
 from zioncheck.services.bus import log_store
 from zioncheck.services.bus.log_store import LogConflict, LoggedGame
 from zioncheck.services.bus.topology import (
     RESHUFFLE,
+    SCHEDULER_HEADER,
     layout,
     origin_of,
     rejected_subject,
+    schedule_headers,
+    schedule_subject,
 )
-from zioncheck.services.observability import ACTIVE_GAMES, APPEND_SECONDS, COMMANDS, EVENTS_APPENDED, LOG_CONFLICTS
+from zioncheck.services.observability import (
+    ACTIVE_GAMES,
+    APPEND_SECONDS,
+    COMMANDS,
+    EVENTS_APPENDED,
+    LOG_CONFLICTS,
+    TIMERS_SCHEDULED,
+)
 
 log = structlog.get_logger("table")
 
@@ -46,6 +65,7 @@ class TableService:
         self.dealer_timeout = dealer_timeout
         self.games: dict[str, LoggedGame] = {}
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.clock = lambda: datetime.datetime.now(datetime.UTC)
 
     async def handle(self, game: str, seq: int, delivered: Msg | None = None, epoch: int = 0) -> None:
         """Apply command `seq` of `game` and every earlier one not yet applied.
@@ -75,14 +95,14 @@ class TableService:
         logged = await self._log(game)
         where = await layout(self.js)
         if delivered is not None and epoch and logged.in_order_since == epoch and logged.applied < seq:
-            await self._apply(logged, seq, delivered.data, origin_of(delivered.subject))
+            await self._apply(logged, seq, delivered.data, origin_of(delivered.subject), delivered.headers)
             return
         while logged.applied < seq:
             # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
             # stream, so what it returns is truly the next command (or nothing yet: retried).
             command = await self.js.get_msg(where.commands_stream(game), seq=logged.applied + 1,
                                             subject=where.command_filter(game), next=True, direct=True)
-            await self._apply(logged, command.seq, command.data or b"", origin_of(command.subject))
+            await self._apply(logged, command.seq, command.data or b"", origin_of(command.subject), command.headers)
         if delivered is not None:
             logged.in_order_since = epoch
 
@@ -91,16 +111,26 @@ class TableService:
             self.games[game] = await log_store.load(self.js, game)
         return self.games[game]
 
-    async def _apply(self, logged: LoggedGame, seq: int, data: bytes, origin: str) -> None:
-        events = await self._decide(logged, data, origin)
+    async def _apply(self, logged: LoggedGame, seq: int, data: bytes, origin: str,
+                     headers: dict[str, str] | None = None) -> None:
+        events = await self._decide(logged, data, origin, headers)
         if not logged.state.started and not isinstance(events[0], GameStarted):
             # Nothing is logged for a game that does not exist; the refusal still reaches the sender.
             await self.nc.publish(rejected_subject(logged.game), encode(events[0]), headers={"Zc-Cause": str(seq)})
             logged.applied = seq
             _count(logged.game, seq, events)
             return
+        if stale_timer(events):  # a timer come after its turn changes nothing; the log need not say so
+            logged.applied = seq
+            _count(logged.game, seq, events)
+            return
+        due = deadline(fold(logged.state, events))
         started = time.perf_counter()
-        await log_store.append(self.js, logged, Batch(cause=seq, events=events))
+        appended = log_store.append(self.js, logged, Batch(cause=seq, events=events))
+        if due == deadline(logged.state):   # the same deadline is already set: the batch before set it
+            await appended
+        else:  # the schedule is sent first, on the same connection; both are waited for together
+            await asyncio.gather(self._schedule(logged.game, due), appended)
         APPEND_SECONDS.observe(time.perf_counter() - started)
         EVENTS_APPENDED.inc(len(events))
         _count(logged.game, seq, events)
@@ -109,7 +139,36 @@ class TableService:
                 self.games.pop(logged.game, None)
             ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
 
-    async def _decide(self, logged: LoggedGame, data: bytes, origin: str) -> list[AnyEvent]:
+    async def _schedule(self, game: str, due: Deadline | None) -> None:
+        """Ask the server for the game's next timeout.
+
+        Called only when a batch changes the deadline its game calls for, and sent just before that
+        batch's append, on the same connection: so whichever table instance appended the last batch,
+        the game's schedule holds the deadline its log calls for, and a table that dies once the
+        batch is out has sent its deadline too. A deadline set for a batch that then is not appended
+        names a turn that never comes, and is refused as stale; a game that calls for none keeps the
+        one it had, stale when it comes.
+        """
+        if due is None:
+            return
+        payload = encode(due.command)
+        at = self.clock() + datetime.timedelta(seconds=due.seconds)
+        when = datetime.datetime.fromtimestamp(math.ceil(at.timestamp()), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        partition = (await layout(self.js)).of(game)
+        try:
+            await self.js.publish(schedule_subject(partition, game), payload,
+                                  headers=schedule_headers(partition, game, when))
+        except Exception as error:  # noqa: BLE001 - the game goes on; its seats just have no deadline yet
+            log.warning("timer_not_scheduled", game=game, error=str(error)[:200])
+            return
+        TIMERS_SCHEDULED.inc()
+        log.info("timer_scheduled", game=game, at=when, command=tag_of(due.command))
+
+    async def _decide(self, logged: LoggedGame, data: bytes, origin: str,
+                      headers: dict[str, str] | None = None) -> list[AnyEvent]:
+        forged = provenance(logged.game, (await layout(self.js)).of(logged.game), origin, headers)
+        if forged:
+            return [Rejected(seat=None, command=origin, reason="bad_command", detail=forged)]
         command = read_command(data, origin, logged.game)
         if isinstance(command, Rejected):
             return [command]
@@ -123,6 +182,26 @@ class TableService:
             raise DealerRefused(f"game {request.game_id}: the dealer refused reshuffle {request.reshuffle}: "
                                 f"{answer.reason}")
         return answer
+
+
+def provenance(game: str, partition: int, origin: str, headers: dict[str, str] | None) -> str:
+    """Why a message may not be the command its subject says, or "".
+
+    A timeout must come from the game's own schedule: the server marks what a schedule delivers
+    with Nats-Scheduler (the schedule's subject), which no client may set, and only the table may
+    publish on zc.timer.<p>.<game>. A client's own schedule on zc.cmd.<game>.play (the commands stream
+    allows schedules) could deliver on any command subject, the dealer's too: what it delivers
+    names that subject as its scheduler, and is refused here; so is the schedule message itself.
+    """
+    headers = headers or {}
+    scheduler = headers.get(SCHEDULER_HEADER)
+    if origin == TIMER:
+        return "" if scheduler == schedule_subject(partition, game) else "a timeout the game's own timer did not deliver"
+    if scheduler is not None:
+        return f"delivered by a schedule on {scheduler[:80]!r}, not sent by a seat or the dealer"
+    if any(name.startswith("Nats-Schedule") for name in headers):
+        return "a message schedule is not a command"
+    return ""
 
 
 class DealerRefused(LogConflict):

@@ -61,6 +61,10 @@ export function narrate(item) {
     case "discarded": return [W.discarded(item.seat), card(item.card, "mini")];
     case "hand_ended": return [item.winner === null ? W.handDry(item.hand) : W.handWon(item.hand, item.winner)];
     case "game_ended": return [W.gameEnded(item.winners)];
+    case "turn_timed_out": return [W.timedOut(item.seat)];
+    case "seat_idle": return [W.seatIdle(item.seat)];
+    case "seat_back": return [W.seatBack(item.seat)];
+    case "game_abandoned": return [W.gameAbandoned(item.hand)];
     default: return [item.type];
   }
 }

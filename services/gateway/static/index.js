@@ -11,6 +11,7 @@ const CHOICES = ["person", "greedy", "random"];
 
 function state(game) {
   if (!game.seq) return W.waitingForView;
+  if (game.abandoned) return W.abandoned(game.hand);
   if (game.game_over) return W.over(game.winners);
   return game.turn === null ? W.betweenHands : W.toPlay(game.turn);
 }

@@ -1,0 +1,139 @@
+"""The bots service (`zioncheck serve bots`): the house's bots play the seats a game's start gave them.
+
+Which seats are bots, and which bot, is in the log (GameStarted.seats), and so is the pace
+(GameStarted.limits.bot_seconds): the service keeps nothing of its own. On start it reads
+every stored game's first and last hand boundary and takes up the bot seats of each game
+not over; then it hears each new game's start on zc.live.*.hand, and looks over the store
+again every `rescan` seconds for a start it may have missed (core NATS can drop one).
+Killed at any moment, it picks every game up again where the log stands. Should it be
+down for long, the table's own deadlines (R19) play the bot seats' turns meanwhile.
+"""
+import asyncio
+import contextlib
+import random
+
+import structlog
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
+from prometheus_client import Gauge
+
+from zioncheck.bots import make_bot
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import PERSON
+from zioncheck.contracts.events import GameEnded, GameStarted
+from zioncheck.contracts.log import decode_batch
+from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus.log_store import stored_games
+from zioncheck.services.bus.topology import LOG, game_of, layout, live_subject
+
+log = structlog.get_logger("bots")
+BOT_GAMES = Gauge("zc_bot_games", "Games whose bot seats this bots service is playing now")
+
+
+def bot_seats(started: GameStarted) -> dict[int, str]:
+    """The seats a game's start gave the house's bots, and which bot sits in each."""
+    return {seat: who for seat, who in enumerate(started.seats) if who != PERSON}
+
+
+class BotsService:
+    def __init__(self, nc: Client, js: JetStreamContext, seed: int | None = None, rescan: float = 30.0):
+        self.client = GameClient(nc)
+        self.js = js
+        self.seed, self.rescan = seed, rescan
+        self.playing: dict[str, asyncio.Task] = {}
+        self.finished: set[str] = set()   # games seen over, or with no bot seat: never looked at again
+        self._tasks: list[asyncio.Task] = []
+        self._sub = None
+
+    async def start(self) -> None:
+        self._sub = await self.client.nc.subscribe(live_subject("*", "hand"), cb=self._on_hand)
+        await self.resume()
+        self._tasks.append(asyncio.create_task(self._rescan_every()))
+
+    async def stop(self) -> None:
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+        for task in [*self._tasks, *self.playing.values()]:
+            task.cancel()
+        await asyncio.gather(*self._tasks, *self.playing.values(), return_exceptions=True)
+        self.playing.clear()
+
+    async def resume(self) -> int:
+        """Take up the bot seats of every stored game not over; returns how many games were taken up."""
+        taken = 0
+        for game in await stored_games(self.js):
+            if game in self.playing or game in self.finished:
+                continue
+            where = await layout(self.js)
+            stream, hands = where.log_stream(game), where.log_subject(game, "hand")
+            try:
+                first = decode_batch((await self.js.get_msg(stream, subject=hands, next=True, seq=1)).data)
+                last = decode_batch((await self.js.get_msg(stream, subject=hands)).data)
+            except NotFoundError:
+                continue
+            except Exception as error:  # noqa: BLE001 - one unreadable game must not stop the others
+                log.warning("game_unreadable", game=game, error=str(error)[:200])
+                self.finished.add(game)
+                continue
+            if game in self.playing:   # heard starting while its log was read
+                continue
+            started = first.events[0] if first.events else None
+            if not isinstance(started, GameStarted) or any(isinstance(e, GameEnded) for e in last.events):
+                self.finished.add(game)
+                continue
+            taken += self._take_up(game, started)
+        return taken
+
+    async def _on_hand(self, msg) -> None:
+        """A hand boundary as the log stored it: a new game's start names its bot seats."""
+        if not (msg.headers or {}).get("Nats-Stream", "").startswith(f"{LOG}_"):
+            return   # only the server's republished copy of a stored batch counts
+        game = game_of(msg.subject)
+        if game in self.playing or game in self.finished:
+            return
+        try:
+            batch = decode_batch(msg.data)
+        except Exception:  # noqa: BLE001 - not a batch: nothing to play
+            return
+        if batch.events and isinstance(batch.events[0], GameStarted):
+            self._take_up(game, batch.events[0])
+
+    def _take_up(self, game: str, started: GameStarted) -> int:
+        seats = bot_seats(started)
+        if not seats:
+            self.finished.add(game)
+            return 0
+        self.playing[game] = asyncio.create_task(self._play(game, seats, started.limits.bot_seconds))
+        BOT_GAMES.set(len(self.playing))
+        log.info("bots_seated", game=game, seats=",".join(f"{seat}:{name}" for seat, name in seats.items()))
+        return 1
+
+    async def _play(self, game: str, seats: dict[int, str], pace: float) -> None:
+        rng = random.Random(None if self.seed is None else f"{self.seed}/{game}")
+        bots = {seat: make_bot(name, rng) for seat, name in seats.items()}
+        follower = None
+        try:
+            follower = await self.client.follow(game)
+            await play_seats(self.client, follower, bots, rng, pace, patience=None)
+            self.finished.add(game)
+            log.info("bots_done", game=game)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the next look over the store takes the game up again
+            log.error("bots_stopped", game=game, error=str(error)[:200])
+        finally:
+            self.playing.pop(game, None)
+            BOT_GAMES.set(len(self.playing))
+            if follower is not None:
+                with contextlib.suppress(Exception):
+                    await follower.stop()
+
+    async def _rescan_every(self) -> None:
+        while True:
+            await asyncio.sleep(self.rescan)
+            try:
+                await self.resume()
+            except Exception as error:  # noqa: BLE001 - the next look tries again
+                log.warning("rescan_failed", error=str(error)[:200])

@@ -1,0 +1,66 @@
+"""The bots service: a game's bot seats are in its log, so bots and gateway may die at any moment.
+
+Real processes, as `zioncheck serve bots` and `zioncheck serve gateway` run them, killed with
+SIGKILL mid-game; the table, dealer, scoring and projector run in this process.
+"""
+import asyncio
+import os
+import signal
+import sys
+
+import httpx
+
+from gateway_helpers import KEY, keys_file  # noqa: F401 - keys_file is a fixture
+from zioncheck.contracts.events import GameStarted
+from zioncheck.services.bus.embedded import free_port
+from zioncheck.services.gateway.keys import HEADER
+from zioncheck.services.wiring import Services
+
+
+async def serve(nats_server, tmp_path, *names: str, port: int | None = None, keys=None):
+    """`zioncheck serve NAME...` in a process of its own, once it says it serves."""
+    more = ["--port", str(port), "--platform-keys", str(keys)] if port else []
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "zioncheck.cli.main", "serve", *names, *more, *nats_server.cli_args,
+        "--log-level", "warning", stdout=asyncio.subprocess.PIPE,
+        stderr=open(tmp_path / f"{'-'.join(names)}.log", "ab"), env=os.environ | {"ZIONCHECK_HOME": str(tmp_path)})
+    async with asyncio.timeout(30):
+        assert (await process.stdout.readline()).startswith(b"serving ")
+    return process
+
+
+async def kill(process) -> None:
+    os.kill(process.pid, signal.SIGKILL)
+    await process.wait()
+
+
+async def test_a_bot_game_finishes_though_its_bots_and_its_gateway_are_killed_mid_game(
+        nats_server, client, tmp_path, keys_file):  # noqa: F811
+    house = await Services().start(["table", "dealer", "scoring", "projector"], nats_server.access)
+    port = free_port()
+    bots = await serve(nats_server, tmp_path, "bots")
+    gateway = await serve(nats_server, tmp_path, "gateway", port=port, keys=keys_file)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=20) as http:
+            created = await http.post("/games", json={"players": 3, "seats": ["greedy", "random", "greedy"],
+                                                      "pace": 0}, headers={HEADER: KEY})
+            assert created.status_code == 201, created.text
+        game = created.json()["game_id"]
+        follower = await client.follow(game)
+        started = follower.batches[0].events[0]
+        assert isinstance(started, GameStarted) and started.seats == ["greedy", "random", "greedy"]
+        await follower.wait_until(lambda f: f.state.hand >= 2, timeout=120)
+        await kill(bots)
+        await kill(gateway)
+        moved = len(follower.batches)
+        bots = await serve(nats_server, tmp_path, "bots")   # no gateway at all from here on
+        await follower.wait_until(lambda f: f.state.game_over, timeout=300)
+        assert len(follower.batches) > moved and not follower.state.abandoned
+        assert follower.state.winners
+        timed_out = [e for b in follower.batches for e in b.events if type(e).__name__ == "TurnTimedOut"]
+        assert not timed_out, "the bots service played every turn; no deadline had to"
+    finally:
+        for process in (bots, gateway):
+            if process.returncode is None:
+                await kill(process)
+        await house.stop()
