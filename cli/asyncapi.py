@@ -58,9 +58,9 @@ from zioncheck.services.bus.topology import (
     public_view_key,
     rejected_subject,
     schedule_subject,
-    stored_command_subject,
     score_subject,
     seat_view_key,
+    stored_command_subject,
     stream_configs,
 )
 from zioncheck.services.wiring import SPECS
@@ -136,7 +136,8 @@ COMMAND_ID = Header("Nats-Msg-Id", (
 DEALER_ID = Header("Nats-Msg-Id", "deal:<game>:<hand> or reveal:<game>:<hand>: one deal and one reveal per hand.")
 SCHEDULE = Header("Nats-Schedule", "@at <RFC 3339 UTC time>: when the server delivers the timeout.",
                   required=True)
-SCHEDULE_TARGET = Header("Nats-Schedule-Target", "zc.cmd.<partition>.<game>.timer: where the server delivers it.", required=True)
+SCHEDULE_TARGET = Header("Nats-Schedule-Target", "zc.cmd.<partition>.<game>.timer: where the server delivers it.",
+                         required=True)
 SCHEDULER = Header("Nats-Scheduler", (
     "zc.timer.<partition>.<game>: set by the server on what a schedule delivers, and refused on any client's "
     "publish; the table takes a timeout only with its own game's schedule here."), required=True)
