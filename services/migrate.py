@@ -133,7 +133,7 @@ async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> 
                 except NotFoundError:
                     pass
                 if takes.kind == "commands":
-                    config = pinned_consumer_config(takes.group) | {
+                    config = pinned_consumer_config(takes.group, takes.subject(p)) | {
                         "deliver_policy": "by_start_sequence", "opt_start_seq": start}
                     reply = await js._nc.request(f"$JS.API.CONSUMER.CREATE.{stream}.{takes.group}", json.dumps(
                         {"stream_name": stream, "config": config}).encode(), timeout=5.0)

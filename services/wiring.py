@@ -119,7 +119,8 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
         async def handle(game: str, raw, epoch: int) -> None:
             await service().handle(game, raw.metadata.sequence.stream, raw, epoch)
         stream = takes.stream or commands_stream
-        return lambda nc: PinnedConsumer(nc, [stream(p) for p in range(partitions)], takes.group,
+        return lambda nc: PinnedConsumer(nc, [stream(p) for p in range(partitions)],
+                                         [takes.subject(p) for p in range(partitions)], takes.group,
                                          lambda: GameQueues(settled(handle, "command")))
     if takes.kind == "log":
         async def fold(raw) -> None:  # decoded inside settle: a batch no one can read is dropped at once

@@ -109,12 +109,12 @@ REBALANCE_SECONDS = 2.0
 NANOS = 1_000_000_000
 
 
-def pinned_consumer_config(durable: str) -> dict:
+def pinned_consumer_config(durable: str, subject: str) -> dict:
     """A durable pull consumer with one priority group whose policy pins one client at a time
     (NATS 2.11+, ADR-42): the server delivers to that client only, and pins another of the waiting
     ones once it has not pulled for PIN_SECONDS."""
     config = consumer_config()
-    return {"durable_name": durable, "ack_policy": "explicit", "ack_wait": int(config.ack_wait * NANOS),
+    return {"durable_name": durable, "filter_subject": subject, "ack_policy": "explicit", "ack_wait": int(config.ack_wait * NANOS),
             "max_ack_pending": config.max_ack_pending, "max_deliver": config.max_deliver,
             "priority_groups": [GROUP], "priority_policy": "pinned_client",
             "priority_timeout": int(PIN_SECONDS * NANOS)}
@@ -124,8 +124,9 @@ class Partition:
     """One partition's commands as this instance sees them: pulls outstanding on its consumer, the pin
     the server gave this instance (None while another instance holds it), and its game queues."""
 
-    def __init__(self, nc: Client, stream: str, durable: str, queues: GameQueues, index: int, partitions: int):
-        self.nc, self.stream, self.durable, self.queues = nc, stream, durable, queues
+    def __init__(self, nc: Client, stream: str, subject: str, durable: str, queues: GameQueues, index: int,
+                 partitions: int):
+        self.nc, self.stream, self.subject, self.durable, self.queues = nc, stream, subject, durable, queues
         self.index, self.partitions = index, partitions
         self.pin: str | None = None
         self.pulls: dict[str, list] = {}    # reply subject -> [messages it may still bring, when it expires]
@@ -138,7 +139,8 @@ class Partition:
         api = f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}"
         info = json.loads((await self.nc.request(api, b"", timeout=5.0)).data)
         if "error" in info:
-            body = json.dumps({"stream_name": self.stream, "config": pinned_consumer_config(self.durable)})
+            config = pinned_consumer_config(self.durable, self.subject)
+            body = json.dumps({"stream_name": self.stream, "config": config})
             made = json.loads((await self.nc.request(f"$JS.API.CONSUMER.CREATE.{self.stream}.{self.durable}",
                                                      body.encode(), timeout=5.0)).data)
             if "error" in made and made["error"].get("err_code") != 10148:  # 10148: made meanwhile by another
@@ -238,9 +240,12 @@ class PinnedConsumer:
     each works about half.
     """
 
-    def __init__(self, nc: Client, streams: list[str], durable: str, queues: Callable[[], GameQueues]):
-        self.partitions = [Partition(nc, stream, durable, queues(), index, len(streams))
-                           for index, stream in enumerate(streams)]
+    def __init__(self, nc: Client, streams: list[str], subjects: list[str], durable: str,
+                 queues: Callable[[], GameQueues]):
+        """`streams[p]` and `subjects[p]`: partition p's commands stream and the commands in it (its
+        schedules, the games' deadlines, are the server's to deliver, not the table's to read)."""
+        self.partitions = [Partition(nc, stream, subject, durable, queues(), index, len(streams))
+                           for index, (stream, subject) in enumerate(zip(streams, subjects, strict=True))]
         self.balancer: asyncio.Task | None = None
         self.pacer: asyncio.Task | None = None
 
