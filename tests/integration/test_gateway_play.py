@@ -98,7 +98,7 @@ async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_cli
             if state.hand != 1 or state.hand_over:
                 break
             if state.turn != PERSON:
-                await follower.changed(timeout=30)
+                await follower.changed(timeout=90)  # bots on a busy machine
                 continue
             if not reloaded and state.drawn:   # mid-turn: a reload is back in the seat, the hand as it was
                 shown = sorted(await page.locator("#hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)"))
@@ -115,7 +115,7 @@ async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_cli
             played += 1
             assert played < 400, "a hand of this size never takes a seat 400 moves: a move keeps failing"
             while len(follower.batches) == before:
-                await follower.changed(timeout=30)
+                await follower.changed(timeout=90)  # bots on a busy machine
             if isinstance(command, GoDown):
                 await page.screenshot(path=str(tmp_path / "went-down.png"), full_page=True)
     finally:
