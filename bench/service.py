@@ -66,12 +66,17 @@ async def services_run(access: Access, games: int, seconds: float) -> dict:
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
     await asyncio.wait(tasks, timeout=seconds)
     elapsed = time.perf_counter() - started
+    end = started + elapsed
     for task in tasks:
         task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)   # every game stopped before the client drains
+    # Only what was sent and came back within the window counts: a game may still move after its
+    # cancel (Python 3.11's wait_for can swallow a cancel that meets a result), and counting those
+    # moves against the window's seconds would make up a rate no machine reached.
     latencies = [f.arrived[seq] - client.sent[(f.game, seq)]
-                 for f in followers for seq in f.arrived if (f.game, seq) in client.sent]
+                 for f in followers for seq in list(f.arrived)
+                 if (f.game, seq) in client.sent and f.arrived[seq] <= end]
     await client.close()
+    await asyncio.gather(*tasks, return_exceptions=True)   # every game stopped (its sends fail once closed)
     latencies.sort()
     return {"commands": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed,
             "p50_ms": 1000 * statistics.median(latencies),
