@@ -87,9 +87,12 @@ async def test_a_store_made_for_another_partition_count_is_said_in_one_line(tmp_
 
 
 async def play_games(client, count: int, players: int = 3) -> list:
-    games = []
+    """`count` greedy games, their ids chosen so that they fall in every partition in turn."""
+    where, games = await layout(client.js), []
     for index in range(count):
         game = new_game()
+        while where.of(game) != index % where.partitions:
+            game = new_game()
         follower = await client.follow(game)
         await client.send(game, StartGame(game_id=game, players=players))
         rng = random.Random(index)
