@@ -9,7 +9,7 @@ import stat
 import msgspec
 import nats
 import pytest
-from attacker import REFUSED, Attacker
+from attacker import REFUSED
 from nats.errors import TimeoutError as NatsTimeout
 
 from over_nats import new_game, stacked_game
@@ -40,19 +40,6 @@ pytestmark = pytest.mark.security
 HANDS = [["AS", "2S", "9D"], ["3S", "4S", "9C"]]
 STOCK = ["5S", "6S", "7S"]
 OUTSIDERS = ("platform", "spectator", "gateway", "bots")   # logins that must never write the log
-
-
-@pytest.fixture
-async def login(nats_server):
-    made = []
-
-    async def as_user(user: str) -> Attacker:
-        made.append(await Attacker.login(nats_server.access, user))
-        return made[-1]
-
-    yield as_user
-    for attacker in made:
-        await attacker.close()
 
 
 async def dealt_game(client) -> str:

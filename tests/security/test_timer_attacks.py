@@ -4,7 +4,6 @@ schedule delivers a timeout. Tried as each role against a real server with the s
 import datetime
 
 import pytest
-from attacker import Attacker
 from nats.errors import TimeoutError as NatsTimeout
 
 from over_nats import stacked_game
@@ -26,19 +25,6 @@ pytestmark = pytest.mark.security
 HANDS = [["AS", "2S", "9D"], ["3S", "4S", "9C"]]
 STOCK = ["5S", "6S", "7S"]
 NOT_THE_TABLE = [role for role in ROLES if role not in ("operator", "table")]
-
-
-@pytest.fixture
-async def login(nats_server):
-    made = []
-
-    async def as_user(user: str) -> Attacker:
-        made.append(await Attacker.login(nats_server.access, user))
-        return made[-1]
-
-    yield as_user
-    for attacker in made:
-        await attacker.close()
 
 
 def now() -> str:
