@@ -35,6 +35,7 @@ from zioncheck.services.bus.topology import (
     game_of,
     layout,
     log_stream,
+    log_subject,
     origin_of,
     stored_command_subject,
 )
@@ -93,7 +94,7 @@ async def migrate(js: JetStreamContext, say: Callable[[str], None] = lambda line
             ack = await js.publish(stored_command_subject(p, game, origin_of(msg.subject)), msg.data,
                                    stream=commands_stream(p))
             renumbered[msg.metadata.sequence.stream] = ack.seq
-        logged = log_store.LoggedGame(game=game, stream=where.log_stream(game), subject=where.log_subject(game))
+        logged = log_store.LoggedGame(game=game, partition=p, stream=log_stream(p), subject=log_subject(p, game))
         moved: dict[int, int] = {}   # each batch's old log sequence -> its new one
         for msg in await _stored(js, LOG, f"zc.log.{game}.*"):
             batch = decode_batch(msg.data)

@@ -18,7 +18,7 @@ from zioncheck.contracts.events import GameEnded, GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bus.publish import publish_stored
-from zioncheck.services.bus.topology import BATCH_HEADER, game_of, layout
+from zioncheck.services.bus.topology import BATCH_HEADER, game_of, layout, log_stream, log_subject
 
 WRONG_LAST_SEQUENCE = 10071
 
@@ -30,6 +30,7 @@ class LogConflict(Exception):
 @dataclass
 class LoggedGame:
     game: str
+    partition: int = 0       # the game's partition (topology.partition_of)
     stream: str = ""         # the game's partition's log stream
     subject: str = ""        # zc.log.<p>.<game>.*, every batch of the game
     state: GameState = field(default_factory=GameState)
@@ -236,8 +237,9 @@ async def next_message(js: JetStreamContext, game: str, after: int):
 
 async def load(js: JetStreamContext, game: str) -> LoggedGame:
     """A game's state folded from its whole log."""
-    stream, subject = await where(js, game)
-    logged = LoggedGame(game=game, stream=stream, subject=subject)
+    partition = (await layout(js)).of(game)
+    logged = LoggedGame(game=game, partition=partition, stream=log_stream(partition),
+                        subject=log_subject(partition, game))
     await catch_up(js, logged)
     return logged
 

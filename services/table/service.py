@@ -41,11 +41,12 @@ from zioncheck.services.bus.log_store import LogConflict, LoggedGame
 from zioncheck.services.bus.topology import (
     RESHUFFLE,
     SCHEDULER_HEADER,
-    layout,
+    commands_stream,
     origin_of,
     rejected_subject,
     schedule_headers,
     schedule_subject,
+    stored_command_subject,
 )
 from zioncheck.services.observability import (
     ACTIVE_GAMES,
@@ -93,15 +94,15 @@ class TableService:
         """Read the game's commands from the stream itself, in stream order, up to `seq`;
         or, when this epoch's deliveries already proved the game in order, take the delivered one."""
         logged = await self._log(game)
-        where = await layout(self.js)
         if delivered is not None and epoch and logged.in_order_since == epoch and logged.applied < seq:
             await self._apply(logged, seq, delivered.data, origin_of(delivered.subject), delivered.headers)
             return
         while logged.applied < seq:
             # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
             # stream, so what it returns is truly the next command (or nothing yet: retried).
-            command = await self.js.get_msg(where.commands_stream(game), seq=logged.applied + 1,
-                                            subject=where.command_filter(game), next=True, direct=True)
+            command = await self.js.get_msg(commands_stream(logged.partition), seq=logged.applied + 1,
+                                            subject=stored_command_subject(logged.partition, game),
+                                            next=True, direct=True)
             await self._apply(logged, command.seq, command.data or b"", origin_of(command.subject), command.headers)
         if delivered is not None:
             logged.in_order_since = epoch
@@ -130,7 +131,7 @@ class TableService:
         if due == deadline(logged.state):   # the same deadline is already set: the batch before set it
             await appended
         else:  # the schedule is sent first, on the same connection; both are waited for together
-            await asyncio.gather(self._schedule(logged.game, due), appended)
+            await asyncio.gather(self._schedule(logged, due), appended)
         APPEND_SECONDS.observe(time.perf_counter() - started)
         EVENTS_APPENDED.inc(len(events))
         _count(logged.game, seq, events)
@@ -139,7 +140,7 @@ class TableService:
                 self.games.pop(logged.game, None)
             ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
 
-    async def _schedule(self, game: str, due: Deadline | None) -> None:
+    async def _schedule(self, logged: LoggedGame, due: Deadline | None) -> None:
         """Ask the server for the game's next timeout.
 
         Called only when a batch changes the deadline its game calls for, and sent just before that
@@ -154,7 +155,7 @@ class TableService:
         payload = encode(due.command)
         at = self.clock() + datetime.timedelta(seconds=due.seconds)
         when = datetime.datetime.fromtimestamp(math.ceil(at.timestamp()), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        partition = (await layout(self.js)).of(game)
+        game, partition = logged.game, logged.partition
         try:
             await self.js.publish(schedule_subject(partition, game), payload,
                                   headers=schedule_headers(partition, game, when))
@@ -166,7 +167,7 @@ class TableService:
 
     async def _decide(self, logged: LoggedGame, data: bytes, origin: str,
                       headers: dict[str, str] | None = None) -> list[AnyEvent]:
-        forged = provenance(logged.game, (await layout(self.js)).of(logged.game), origin, headers)
+        forged = provenance(logged.game, logged.partition, origin, headers)
         if forged:
             return [Rejected(seat=None, command=origin, reason="bad_command", detail=forged)]
         command = read_command(data, origin, logged.game)
