@@ -9,10 +9,9 @@ from zioncheck.domain.dealing import first_dealer_of
 from zioncheck.services.bus.topology import (
     FEED,
     SEEDS,
-    command_subject,
     feed_subject,
-    new_game_id,
     layout,
+    new_game_id,
     origin_of,
     seed_key,
 )
@@ -72,6 +71,12 @@ def uninterrupted(commands: list[tuple[bytes, str]], seeds: dict[int, str]) -> l
     for data, origin in commands:
         events += table.handle_bytes(data, origin)
     return events
+
+
+async def one_table_writes(client: GameClient, game: str) -> list:
+    """The events one table, never interrupted, writes for the game's stored commands and the
+    dealer's seeds: what its log must hold, however it was written."""
+    return uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
 
 
 async def stored_feed(client: GameClient, game: str) -> list[bytes]:

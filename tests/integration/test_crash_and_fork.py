@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
+from over_nats import new_game, one_table_writes
 from zioncheck.bots import make_bot
 from zioncheck.contracts.commands import Deal, Discard, DrawStock, StartGame
 from zioncheck.contracts.log import Batch
@@ -48,7 +48,7 @@ async def test_a_table_killed_mid_game_resumes_with_no_event_lost_or_doubled(nat
         logged = [e for b in follower.batches for e in b.events]
         causes = [b.cause for b in follower.batches]
         assert causes == sorted(set(causes)), "a command was applied twice or out of order"
-        assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+        assert logged == await one_table_writes(client, game)
         assert follower.state.game_over
     finally:
         table.kill()
@@ -111,7 +111,7 @@ async def test_two_table_instances_play_concurrent_games_exactly_as_one_would(na
             causes = [b.cause for b in follower.batches]
             assert causes == sorted(set(causes)), "a command was applied twice or out of order"
             logged = [e for b in follower.batches for e in b.events]
-            assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+            assert logged == await one_table_writes(client, game)
     finally:
         for running in (*tables, others):
             await running.stop()

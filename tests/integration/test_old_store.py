@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from nats_backends import start_nats
 
-from over_nats import dealer_seeds, stored_commands, uninterrupted
+from over_nats import one_table_writes
 from zioncheck.application.replay import state_hash
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
@@ -57,7 +57,7 @@ async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_
             assert follower.state.game_over
             logged = [e for b in follower.batches for e in b.events]
             game = facts["live"]
-            assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+            assert logged == await one_table_writes(client, game)
             standings = await client.final_standings(game)
             assert standings is not None and standings.totals == list(follower.state.totals)
             again = [batch for _, batch in await read_batches(client.js, facts["finished"])]

@@ -12,7 +12,7 @@ import nats
 import pytest
 from nats_backends import start_nats
 
-from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
+from over_nats import new_game, one_table_writes
 from test_crash_and_fork import start_table
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
@@ -107,7 +107,7 @@ async def exactly_as_one_table(client, follower) -> None:
     assert causes == sorted(set(causes)), "a command was applied twice or out of order"
     logged = [e for b in follower.batches for e in b.events]
     game = follower.game
-    assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+    assert logged == await one_table_writes(client, game)
 
 
 async def test_two_table_instances_share_the_partitions_and_play_every_game_exactly_as_one_would(

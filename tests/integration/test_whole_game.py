@@ -8,7 +8,7 @@ import pytest
 import pytest_asyncio
 from nats_backends import start_nats
 
-from over_nats import dealer_seeds, new_game, stored_commands, uninterrupted
+from over_nats import new_game, one_table_writes
 from zioncheck.application.replay import fold_log, state_hash
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
@@ -54,7 +54,7 @@ async def test_every_hand_was_committed_before_play_and_its_revealed_seed_rederi
 async def test_the_log_holds_exactly_what_the_same_commands_give_in_process(played):
     client, game, follower = played
     logged = [e for b in follower.batches for e in b.events]
-    assert logged == uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+    assert logged == await one_table_writes(client, game)
 
 
 async def test_r17_the_scoring_service_standings_equal_the_totals_folded_from_the_log(played):
