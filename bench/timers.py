@@ -10,7 +10,7 @@ from bench import Row, service
 # The table as `zioncheck serve` runs it, its deadlines left out: a measurement's baseline only.
 WITHOUT_DEADLINES = ["-c", "import sys\n"
                            "from zioncheck.services.table.service import TableService\n"
-                           "async def unscheduled(self, game, due): return None\n"
+                           "async def unscheduled(self, logged, due, at): return None\n"
                            "TableService._schedule = unscheduled\n"
                            "from zioncheck.cli.main import main\n"
                            "sys.exit(main(sys.argv[3:]))"]   # after `-c CODE`: -m zioncheck.cli.main serve ...

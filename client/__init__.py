@@ -95,7 +95,7 @@ class Follower:
         self.state = GameState()
         self.outcomes: dict[int, list] = {}
         self.arrived: dict[int, float] = {}   # perf_counter() when each outcome arrived
-        self._changed = asyncio.Condition()
+        self._waiting: list[asyncio.Future] = []   # wait_until's futures, woken by the next outcome
         self._ahead: dict[int, Batch] = {}    # batches that came before an earlier one
         self._reading = False
         self._subs = []
@@ -154,27 +154,39 @@ class Follower:
         await self._record(cause, [msgspec.json.decode(msg.data, type=Rejected)])
 
     async def _record(self, cause: int, events: list) -> None:
-        async with self._changed:
-            self.arrived[cause] = time.perf_counter()
-            self.outcomes[cause] = events
-            self._changed.notify_all()
+        self.arrived[cause] = time.perf_counter()
+        self.outcomes[cause] = events
+        waiting, self._waiting = self._waiting, []
+        for woken in waiting:
+            if not woken.done():
+                woken.set_result(True)
 
     async def wait_until(self, predicate, timeout: float | None = 30.0):
-        """Wait until predicate(self) is true; returns its value."""
+        """Wait until predicate(self) is true; returns its value. Raises TimeoutError after `timeout`."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
+        loop = asyncio.get_running_loop()
+        while not (value := predicate(self)):
             left = RECHECK if deadline is None else min(RECHECK, deadline - time.monotonic())
+            if left <= 0:
+                raise TimeoutError
+            # One future a wait, woken by the next outcome or by its timer: the cheapest wait asyncio
+            # has (a condition's wait_for under wait_for made a task a command, a tenth of a bot's CPU).
+            woken = loop.create_future()
+            self._waiting.append(woken)
+            timer = loop.call_later(left, _set_once, woken, False)
             try:
-                async with self._changed:
-                    return await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self)), max(left, 0))
-            except TimeoutError:
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise
+                if await woken:
+                    continue
+            finally:
+                timer.cancel()
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError
             try:
                 if await self._behind():  # a batch dropped on the way, with none after it to show the gap
                     await self._read_back()
             except nats.errors.Error:  # no answer this time (a cluster electing a leader): ask again next time
                 pass
+        return value
 
     async def outcome(self, cause: int, timeout: float = 30.0) -> list:
         """The events the command with this sequence produced (one Rejected when refused)."""
@@ -188,3 +200,8 @@ class Follower:
     async def stop(self) -> None:
         for sub in self._subs:
             await sub.unsubscribe()
+
+
+def _set_once(future: asyncio.Future, value) -> None:
+    if not future.done():
+        future.set_result(value)

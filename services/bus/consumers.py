@@ -28,7 +28,7 @@ from nats.js.api import ConsumerConfig
 
 from zioncheck.contracts.commands import ORIGINS
 from zioncheck.services.bus.game_queues import GameQueues
-from zioncheck.services.bus.topology import game_of, origin_of, partition_of, valid_game_id
+from zioncheck.services.bus.topology import TABLES_HERE, game_of, origin_of, partition_of, valid_game_id
 from zioncheck.services.observability import DROPPED
 
 log = structlog.get_logger("services")
@@ -106,6 +106,7 @@ PIN_SECONDS = 3.0
 GROUP = "tables"
 PULL_BATCH, PULLS_PINNED = 256, 2
 REBALANCE_SECONDS = 2.0
+HERE_SECONDS = 0.25   # how long a count of the table instances waits for their answers
 NANOS = 1_000_000_000
 
 
@@ -214,7 +215,8 @@ class Partition:
         log.info("partition_given_away", stream=self.stream)
 
     async def waiting_others(self) -> int | None:
-        """How many pulls of other instances wait on this consumer (None when unknown)."""
+        """How many pulls wait on this consumer beyond this instance's own (None when unknown): near,
+        since deliveries are counted against this instance's oldest pull."""
         try:
             reply = await self.nc.request(f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}", b"", timeout=2.0)
             return int(json.loads(reply.data).get("num_waiting", 0)) - len(self.pulls)
@@ -235,9 +237,11 @@ class PinnedConsumer:
     Every instance keeps pulls outstanding on every partition's consumer (raw pull requests with
     the priority group and, once pinned, the pin id from the Nats-Pin-Id header: nats-py has no
     API for them). The server delivers to the pinned instance only; when it dies, another
-    waiting one is pinned within PIN_SECONDS. Instances spread the partitions: one that holds
-    more than its share while others wait gives the excess away (unpin), so with two instances
-    each works about half.
+    waiting one is pinned within PIN_SECONDS. Instances spread the partitions: each counts the
+    instances that answer on TABLES_HERE, and one that holds more than its share gives the excess
+    away (unpin) where another waits, so with two instances each works about half. The server's
+    count of pulls waiting cannot tell alone: a delivery does not say which pull it answers, so an
+    instance's count of its own is near, not exact, and one instance alone used to see another.
     """
 
     def __init__(self, nc: Client, streams: list[str], subjects: list[str], durable: str,
@@ -246,15 +250,37 @@ class PinnedConsumer:
         schedules, the games' deadlines, are the server's to deliver, not the table's to read)."""
         self.partitions = [Partition(nc, stream, subject, durable, queues(), index, len(streams))
                            for index, (stream, subject) in enumerate(zip(streams, subjects, strict=True))]
+        self.nc = nc
+        self.here = None
         self.balancer: asyncio.Task | None = None
-        self.pacer: asyncio.Task | None = None
 
     async def start(self) -> None:
+        self.here = await self.nc.subscribe(TABLES_HERE, cb=self._answer)
         order = list(self.partitions)
         random.shuffle(order)  # instances starting together come first on different partitions
         for partition in order:
             await partition.start()
         self.balancer = asyncio.create_task(self._balance())
+
+    async def _answer(self, msg: Msg) -> None:
+        if msg.reply:
+            await self.nc.publish(msg.reply, b"")
+
+    async def instances(self) -> int:
+        """How many table instances answer on TABLES_HERE within HERE_SECONDS, this one too."""
+        answers = 0
+
+        async def count(_: Msg) -> None:
+            nonlocal answers
+            answers += 1
+        inbox = self.nc.new_inbox()
+        sub = await self.nc.subscribe(inbox, cb=count)
+        try:
+            await self.nc.publish(TABLES_HERE, b"", reply=inbox)
+            await asyncio.sleep(HERE_SECONDS)
+        finally:
+            await sub.unsubscribe()
+        return answers
 
     def held(self) -> list[str]:
         return [p.stream for p in self.partitions if p.held()]
@@ -274,17 +300,20 @@ class PinnedConsumer:
         held = [p for p in self.partitions if p.held()]
         if not held:
             return
-        others = [await p.waiting_others() for p in held]
-        if any(o is None or o < 1 for o in others):
-            return
-        instances = 1 + min(o for o in others if o is not None)
-        share = -(-len(self.partitions) // instances)
+        instances = await self.instances()
+        share = -(-len(self.partitions) // max(instances, 1))
         for partition in held[share:]:
-            await partition.give_away()
+            others = await partition.waiting_others()
+            if others is not None and others >= 1:   # another instance waits there for the pin
+                await partition.give_away()
 
     async def stop(self) -> None:
         if self.balancer is not None:
             self.balancer.cancel()
             await asyncio.gather(self.balancer, return_exceptions=True)
+        if self.here is not None:
+            with contextlib.suppress(ConnectionClosedError):
+                await self.here.unsubscribe()
+            self.here = None
         for partition in self.partitions:
             await partition.stop()

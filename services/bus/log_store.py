@@ -38,6 +38,9 @@ class LoggedGame:
     applied: int = 0         # commands-stream sequence of the last command applied
     batches: int = 0
     in_order_since: int | None = None  # the table's delivery epoch in which it last read the commands stream
+    # The table's notes on the game's deadline (R19-R21), its own clock's seconds since the epoch:
+    due_at: float | None = None    # when the deadline its log calls for falls due (None: not noted here)
+    timer_at: float | None = None  # when the schedule it set fires (None: none it knows to be pending)
 
 
 async def read_batches(js: JetStreamContext, game: str, kind: str = "*") -> list[tuple[int, Batch]]:

@@ -63,6 +63,8 @@ from zioncheck.contracts.commands import PLAY, TIMER
 COMMANDS, LOG, SCORES, FEED = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED"
 STANDINGS, SEEDS, VIEWS = "zc_standings", "zc_dealer_seeds", "zc_views"
 RESHUFFLE = "zc.dealer.reshuffle"
+# Every table instance answers here, so each can count the instances sharing the partitions.
+TABLES_HERE = "zc.tables.here"
 # Each log batch's number in its game's log, from 1: a reader on core NATS, which may drop
 # a message, sees a gap in these and reads the missing batches back from the stream.
 BATCH_HEADER = "Zc-Batch"

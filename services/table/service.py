@@ -9,10 +9,12 @@ Reading the earlier commands from the stream is skipped while the deliveries
 themselves prove nothing was missed (services/bus/game_queues.py). Each command takes its
 turn once (application/turns.py), the dealer service answering the reshuffles it needs.
 
-The table alone reads the clock (R19-R21): after each batch it asks the server to deliver
-the game's next timeout (domain/timers.py `deadline`) at the time it falls due, as a
-message schedule on zc.timer.<p>.<game>; the timeout comes back as a command on
-zc.cmd.<p>.<game>.timer, ordered with every other, and a stale one changes nothing.
+The table alone reads the clock (R19-R21): it asks the server to deliver the game's next
+timeout (domain/timers.py `deadline`) no later than it falls due, as a message schedule on
+zc.timer.<p>.<game>; the timeout comes back as a command on zc.cmd.<p>.<game>.timer, ordered
+with every other. A stale one changes nothing in the game and sets the schedule again for the
+deadline its game calls for then (`_schedule` says why this costs a schedule a turn_seconds, not
+one a turn).
 """
 import asyncio
 import datetime
@@ -38,6 +40,7 @@ from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import Deadline, deadline
 from zioncheck.services.bus import log_store
 from zioncheck.services.bus.log_store import LogConflict, LoggedGame
+from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
     RESHUFFLE,
     SCHEDULER_HEADER,
@@ -83,6 +86,7 @@ class TableService:
                     log.warning("log_conflict", game=game, seq=seq, detail=str(conflict))
                     if game in self.games:  # fold what the other writer appended, then decide again
                         self.games[game].in_order_since = None
+                        self.games[game].due_at = self.games[game].timer_at = None   # its deadline, unknown here
                         await log_store.catch_up(self.js, self.games[game])
                 except BaseException:
                     if game in self.games:
@@ -121,17 +125,25 @@ class TableService:
             logged.applied = seq
             _count(logged.game, seq, events)
             return
+        if origin == TIMER:
+            logged.timer_at = None   # the schedule fired: none is pending now
         if stale_timer(events):  # a timer come after its turn changes nothing; the log need not say so
             logged.applied = seq
             _count(logged.game, seq, events)
+            await self._schedule_again(logged)
             return
         due = deadline(fold(logged.state, events))
         started = time.perf_counter()
         appended = log_store.append(self.js, logged, Batch(cause=seq, events=events))
-        if due == deadline(logged.state):   # the same deadline is already set: the batch before set it
+        schedule = None
+        if due != deadline(logged.state):   # the batch changes the deadline its game calls for
+            logged.due_at = None if due is None else self.clock().timestamp() + due.seconds
+            if due is not None and (logged.timer_at is None or logged.timer_at > logged.due_at):
+                schedule = self._schedule(logged, due, logged.due_at)
+        if schedule is None:
             await appended
         else:  # the schedule is sent first, on the same connection; both are waited for together
-            await asyncio.gather(self._schedule(logged, due), appended)
+            await asyncio.gather(schedule, appended)
         APPEND_SECONDS.observe(time.perf_counter() - started)
         EVENTS_APPENDED.inc(len(events))
         _count(logged.game, seq, events)
@@ -140,30 +152,46 @@ class TableService:
                 self.games.pop(logged.game, None)
             ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
 
-    async def _schedule(self, logged: LoggedGame, due: Deadline | None) -> None:
-        """Ask the server for the game's next timeout.
+    async def _schedule(self, logged: LoggedGame, due: Deadline, at: float) -> None:
+        """Ask the server to deliver the game's next timeout at `at` (seconds since the epoch).
 
-        Called only when a batch changes the deadline its game calls for, and sent just before that
-        batch's append, on the same connection: so whichever table instance appended the last batch,
-        the game's schedule holds the deadline its log calls for, and a table that dies once the
-        batch is out has sent its deadline too. A deadline set for a batch that then is not appended
-        names a turn that never comes, and is refused as stale; a game that calls for none keeps the
-        one it had, stale when it comes.
+        Sent when a batch makes the deadline its game calls for earlier than the schedule pending,
+        or when none is known to be pending; sent just before that batch's append, on the same
+        connection, so a table that dies once the batch is out has sent its schedule too. A deadline
+        that moves later keeps the schedule it had: that one comes early, is stale, and sets the
+        schedule again for the deadline then called for (`_schedule_again`). So a game whose turns
+        take less than `turn_seconds` costs a schedule a `turn_seconds`, not one a turn; and at any
+        time a schedule is pending that comes no later than the game's deadline.
         """
-        if due is None:
-            return
         payload = encode(due.command)
-        at = self.clock() + datetime.timedelta(seconds=due.seconds)
-        when = datetime.datetime.fromtimestamp(math.ceil(at.timestamp()), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        at = max(at, self.clock().timestamp() + 1.0)   # a deadline passed already is due now, not in the past
+        when = datetime.datetime.fromtimestamp(math.ceil(at), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         game, partition = logged.game, logged.partition
         try:
-            await self.js.publish(schedule_subject(partition, game), payload,
-                                  headers=schedule_headers(partition, game, when))
+            await publish_stored(self.js, schedule_subject(partition, game), payload,
+                                 headers=schedule_headers(partition, game, when))
         except Exception as error:  # noqa: BLE001 - the game goes on; its seats just have no deadline yet
             log.warning("timer_not_scheduled", game=game, error=str(error)[:200])
             return
+        logged.timer_at = at
         TIMERS_SCHEDULED.inc()
         log.info("timer_scheduled", game=game, at=when, command=tag_of(due.command))
+
+    async def _schedule_again(self, logged: LoggedGame) -> None:
+        """A stale timeout came: the schedule for the deadline the game calls for now. Its time was
+        noted when the batch that began it was appended; a table that did not append it (another
+        instance, or before a restart) counts from the stored time of the game's last batch."""
+        due = deadline(logged.state)
+        if due is None or logged.timer_at is not None:
+            return
+        if logged.due_at is None:
+            try:
+                last = await self.js.get_msg(logged.stream, subject=logged.subject)
+                began = last.time.timestamp() if last.time else self.clock().timestamp()
+            except Exception:  # noqa: BLE001 - counted from now: later, never earlier
+                began = self.clock().timestamp()
+            logged.due_at = began + due.seconds
+        await self._schedule(logged, due, logged.due_at)
 
     async def _decide(self, logged: LoggedGame, data: bytes, origin: str,
                       headers: dict[str, str] | None = None) -> list[AnyEvent]:

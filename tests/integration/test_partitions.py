@@ -134,6 +134,39 @@ async def test_two_table_instances_share_the_partitions_and_play_every_game_exac
             await running.stop()
 
 
+async def test_a_table_instance_alone_keeps_every_partition_while_the_games_play(nats_server, client, monkeypatch):
+    """One instance never gives a partition away for lack of a second: its games would wait for ever
+    for a pin nobody takes, until its rest is over (it counts the instances that answer, not pulls)."""
+    from zioncheck.services.bus import consumers
+    given: list[str] = []
+    real = consumers.Partition.give_away
+
+    async def give_away(partition):
+        given.append(partition.stream)
+        await real(partition)
+    monkeypatch.setattr(consumers.Partition, "give_away", give_away)
+    where = await layout(client.js)
+    table = await Services().start(["table"], nats_server.access)
+    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    try:
+        plays = [asyncio.create_task(play) for _, play in await play_games(client, 2 * where.partitions)]
+        consumer = table.direct[0]
+        for _ in range(3):   # looks while the games play, as the balancer takes them
+            await asyncio.sleep(0.3)
+            await consumer._look()
+        assert await consumer.instances() == 1
+        await asyncio.wait_for(asyncio.gather(*plays), timeout=240)
+        assert given == [] and len(consumer.held()) == where.partitions
+        second = await Services().start(["table"], nats_server.access)
+        try:
+            assert await consumer.instances() == 2
+        finally:
+            await second.stop()
+    finally:
+        for running in (table, others):
+            await running.stop()
+
+
 async def test_a_table_killed_with_9_hands_its_partitions_over_and_every_game_finishes_exactly(
         nats_server, client, tmp_path):
     """The pinned instance dies; the waiting one is pinned once the pin's time is out and plays on."""

@@ -72,3 +72,35 @@ async def test_r21_the_games_list_says_abandoned_not_whose_turn_it_was(services,
         g["game_id"] == game and g["status"] == "abandoned" for g in response.json()), timeout=60)
     [summary] = [g for g in listed.json() if g["game_id"] == game]
     assert summary["game_over"] and summary["abandoned"] and summary["idle"] == [0, 1]
+
+
+async def test_r19_a_deadline_moved_later_keeps_its_schedule_and_the_timeout_still_comes_on_time(no_bots, client):
+    """Turns quicker than turn_seconds cost no schedule each: the one set comes early, is stale, and
+    sets the schedule again for the turn then playing, which times out turn_seconds after it began;
+    also when the table that comes to it has lost its notes (a restart: counted from the stored batch)."""
+    from zioncheck.bots import make_bot
+    from zioncheck.services.observability import TIMERS_SCHEDULED
+    table = no_bots.by_name["table"]
+    game, seconds = new_game(), int(LIMIT_BOUNDS["turn_seconds"][0])
+    follower = await client.follow(game)
+    scheduled = TIMERS_SCHEDULED._value.get()
+    await client.send(game, StartGame(game_id=game, players=2, seats=["person", "person"],
+                                      limits=Limits(turn_seconds=seconds)))
+    await follower.wait_until(lambda f: not f.state.hand_over)
+    bot, turns = make_bot("greedy", __import__("random").Random(7)), 0
+    for _ in range(40):
+        if turns >= 6:
+            break
+        state = follower.state
+        seq = await client.send(game, bot.move(state, state.turn))
+        await follower.outcome(seq)
+        turns = follower.state.turn_no - 1
+    began = follower.arrived[max(follower.arrived)]   # the batch that began the turn now playing
+    table.games.clear()   # the table's notes lost, as after a restart
+    await follower.wait_until(lambda f: any(isinstance(e, ev.TurnTimedOut) for b in f.batches for e in b.events),
+                              timeout=4 * seconds)
+    timed_out = follower.arrived[max(follower.arrived)] - began
+    [late] = [e for b in follower.batches for e in b.events if isinstance(e, ev.TurnTimedOut)]
+    assert late.turn == turns + 1                       # the turn left waiting, not one played in time
+    assert seconds - 1 <= timed_out <= seconds + 3      # on its own deadline (schedules are whole seconds)
+    assert TIMERS_SCHEDULED._value.get() - scheduled < turns   # not one schedule a turn

@@ -362,3 +362,17 @@ async def test_no_login_can_tell_the_services_another_partition_count(services, 
         attacker = await login(user)
         await attacker.nc.publish(f"zc.partitions.{where.partitions + 1}", b"")
         assert await attacker.refused(f"zc.partitions.{where.partitions + 1}"), user
+
+
+async def test_no_other_login_answers_or_hears_the_table_instances_roll_call(services, login):
+    """A fake answer on zc.tables.here would make an instance alone think another waits and give its
+    partitions away; hearing it tells nothing a table needs to hide, but no one else needs it either."""
+    from zioncheck.services.bus.topology import TABLES_HERE
+    for user in OUTSIDERS + ("dealer", "scoring", "projector"):
+        attacker = await login(user)
+        await attacker.nc.publish(TABLES_HERE, b"")
+        assert await attacker.refused(TABLES_HERE), user
+        attacker.errors.clear()
+        await attacker.nc.subscribe(TABLES_HERE)
+        assert await attacker.refused(TABLES_HERE) and "subscription" in " ".join(attacker.errors).lower(), user
+    assert await services.direct[0].instances() == 1
