@@ -28,6 +28,7 @@ from zioncheck.contracts.commands import StartGame
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import NatsServer
+from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import prepare_topology
 
@@ -103,7 +104,8 @@ async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0, parti
     """A command's two synced appends with no service between them, per second: each of
     `chains` requesters publishes a command-sized message to one stream, waits for its ack,
     then a batch-sized one to another, and again. With partitions, chain i appends to the
-    command and log streams of partition i mod P, as a game of that partition would."""
+    command and log streams of partition i mod P, as a game of that partition would. It publishes as
+    the services do (publish_stored), so the two differ by the services' work alone."""
     nc = await connect(access, "operator")
     js = nc.jetstream()
     for p in range(partitions):
@@ -115,8 +117,8 @@ async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0, parti
         nonlocal done
         p = index % partitions
         while time.perf_counter() < stop:
-            await js.publish(f"bench_cmd_{p}.{index}", b"c" * 40)
-            await js.publish(f"bench_log_{p}.{index}", b"b" * 160)
+            await publish_stored(js, f"bench_cmd_{p}.{index}", b"c" * 40)
+            await publish_stored(js, f"bench_log_{p}.{index}", b"b" * 160)
             done += 1
 
     started = time.perf_counter()
@@ -162,7 +164,12 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
             if ceilings or chain:
-                run["chain"] = asyncio.run(chain_ceiling(server.access, games, partitions=server.partitions))
+                before_chain = cpu_seconds(server.process.pid)
+                chain_seconds = 5.0
+                run["chain"] = asyncio.run(chain_ceiling(server.access, games, chain_seconds, server.partitions))
+                # the server's CPU an append pair of the bare chain, to set beside its CPU a command
+                run["chain_server_cpu_ms"] = (1000 * (cpu_seconds(server.process.pid) - before_chain)
+                                              / max(run["chain"] * chain_seconds, 1))
         finally:
             for process in services:
                 process.terminate()

@@ -1,9 +1,10 @@
 """What the server's timers cost the game services: `python -m bench timers`.
 
 The service benchmark's games (bench/service.py), taken in turns with the table setting each
-turn's deadline (R19, as it always does) and with that step left out, so that the machine's
-drift weighs on both alike. A deadline is one more synced append per turn (a message schedule
-on zc.timer.<game> in the commands stream), sent together with the turn's batch.
+game's deadlines (R19, as it always does) and with that step left out, so that the machine's
+drift weighs on both alike. A deadline is one more synced append (a message schedule on
+zc.timer.<p>.<game> in the commands stream), sent together with a batch when the deadline comes
+earlier than the schedule pending: with turns quicker than turn_seconds, about one a turn_seconds.
 """
 from bench import Row, service
 
@@ -35,7 +36,7 @@ def run() -> list[Row]:
     load = f"{service.GAMES} concurrent 4-bot games over NATS, sync always; best of 3, in turns"
     return [Row("service, no turn deadlines", without["rate"], "commands/s", load,
                 versus=f"p99 {without['p99_ms']:.1f} ms"),
-            Row("service, a deadline per turn", with_["rate"], "commands/s", load,
+            Row("service, with turn deadlines", with_["rate"], "commands/s", load,
                 versus=f"{with_['rate'] / without['rate']:.0%} of the rate without; p99 {with_['p99_ms']:.1f} ms")]
 
 

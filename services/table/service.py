@@ -101,6 +101,9 @@ class TableService:
         if delivered is not None and epoch and logged.in_order_since == epoch and logged.applied < seq:
             await self._apply(logged, seq, delivered.data, origin_of(delivered.subject), delivered.headers)
             return
+        # Deliveries broke their chain (another instance may have worked the game meanwhile and set its
+        # schedule): this instance's note of the schedule pending is not to be trusted.
+        logged.timer_at = None
         while logged.applied < seq:
             # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
             # stream, so what it returns is truly the next command (or nothing yet: retried).
