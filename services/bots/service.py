@@ -1,12 +1,13 @@
 """The bots service (`zioncheck serve bots`): the house's bots play the seats a game's start gave them.
 
 Which seats are bots, and which bot, is in the log (GameStarted.seats), and so is the pace
-(GameStarted.limits.bot_seconds): the service keeps nothing of its own. On start it reads
-every stored game's first and last hand boundary and takes up the bot seats of each game
-not over; then it hears each new game's start on zc.live.*.hand, and looks over the store
-again every `rescan` seconds for a start it may have missed (core NATS can drop one).
-Killed at any moment, it picks every game up again where the log stands. Should it be
-down for long, the table's own deadlines (R19) play the bot seats' turns meanwhile.
+(GameStarted.limits.bot_seconds): the service keeps nothing of its own. It hears each new
+game's start on zc.live.*.hand, and every `rescan` seconds reads the hand boundaries stored
+since its last look (at start, all of them) for a start it may have missed (core NATS can
+drop one): each look costs what was stored since the one before, not the whole store. A game
+started there and not over is taken up. Killed at any moment, it picks every game up again
+where the log stands. Should it be down for long, the table's own deadlines (R19) play the
+bot seats' turns meanwhile.
 """
 import asyncio
 import contextlib
@@ -24,8 +25,8 @@ from zioncheck.contracts.commands import PERSON
 from zioncheck.contracts.events import GameEnded, GameStarted
 from zioncheck.contracts.log import decode_batch
 from zioncheck.services.bots.seats import play_seats
-from zioncheck.services.bus.log_store import stored_games
-from zioncheck.services.bus.topology import LOG, game_of, layout, live_subject
+from zioncheck.services.bus.log_store import read_stored
+from zioncheck.services.bus.topology import LOG, game_of, layout, live_subject, log_stream, log_subject
 
 log = structlog.get_logger("bots")
 BOT_GAMES = Gauge("zc_bot_games", "Games whose bot seats this bots service is playing now")
@@ -42,7 +43,8 @@ class BotsService:
         self.js = js
         self.seed, self.rescan = seed, rescan
         self.playing: dict[str, asyncio.Task] = {}
-        self.finished: set[str] = set()   # games seen over, or with no bot seat: never looked at again
+        self.seen: dict[str, int] = {}    # each log stream's last sequence looked over
+        self.retry: set[str] = set()      # games whose bots stopped on an error: looked up again next time
         self._tasks: list[asyncio.Task] = []
         self._sub = None
 
@@ -61,37 +63,55 @@ class BotsService:
         self.playing.clear()
 
     async def resume(self) -> int:
-        """Take up the bot seats of every stored game not over; returns how many games were taken up."""
-        taken = 0
-        for game in await stored_games(self.js):
-            if game in self.playing or game in self.finished:
-                continue
-            where = await layout(self.js)
-            stream, hands = where.log_stream(game), where.log_subject(game, "hand")
+        """Take up the bot seats of each game started since the last look (at the first, of every stored
+        game) and not over, and of the games whose bots stopped on an error; returns how many."""
+        where = await layout(self.js)
+        games, self.retry = set(self.retry), set()
+        for p in range(where.partitions):
+            stream = log_stream(p)
             try:
-                first = decode_batch((await self.js.get_msg(stream, subject=hands, next=True, seq=1)).data)
-                last = decode_batch((await self.js.get_msg(stream, subject=hands)).data)
-            except NotFoundError:
+                found, self.seen[stream] = await read_stored(self.js, stream, log_subject(p, "*", "hand"),
+                                                             after=self.seen.get(stream, 0), sequences=False)
+            except Exception as error:  # noqa: BLE001 - the next look reads this partition from where it was
+                log.warning("partition_unreadable", stream=stream, error=str(error)[:200])
                 continue
-            except Exception as error:  # noqa: BLE001 - one unreadable game must not stop the others
-                log.warning("game_unreadable", game=game, error=str(error)[:200])
-                self.finished.add(game)
-                continue
-            if game in self.playing:   # heard starting while its log was read
-                continue
-            started = first.events[0] if first.events else None
-            if not isinstance(started, GameStarted) or any(isinstance(e, GameEnded) for e in last.events):
-                self.finished.add(game)
-                continue
-            taken += self._take_up(game, started)
+            for _, data in found:
+                try:
+                    first = decode_batch(data).events[:1]
+                except Exception as error:  # noqa: BLE001 - one unreadable batch must not stop the others
+                    log.warning("batch_unreadable", stream=stream, error=str(error)[:200])
+                    continue
+                if first and isinstance(first[0], GameStarted):
+                    games.add(first[0].game_id)
+        taken = 0
+        for game in sorted(games - set(self.playing)):
+            started = await self._not_over(game, where)
+            if started is not None and game not in self.playing:   # (heard starting while its log was read)
+                taken += self._take_up(game, started)
         return taken
+
+    async def _not_over(self, game: str, where) -> GameStarted | None:
+        """The game's start, read from its log, if the game is not over."""
+        stream, hands = where.log_stream(game), where.log_subject(game, "hand")
+        try:
+            first = decode_batch((await self.js.get_msg(stream, subject=hands, next=True, seq=1)).data)
+            last = decode_batch((await self.js.get_msg(stream, subject=hands)).data)
+        except NotFoundError:
+            return None
+        except Exception as error:  # noqa: BLE001 - one unreadable game must not stop the others
+            log.warning("game_unreadable", game=game, error=str(error)[:200])
+            return None
+        started = first.events[0] if first.events else None
+        if not isinstance(started, GameStarted) or any(isinstance(e, GameEnded) for e in last.events):
+            return None
+        return started
 
     async def _on_hand(self, msg) -> None:
         """A hand boundary as the log stored it: a new game's start names its bot seats."""
         if not (msg.headers or {}).get("Nats-Stream", "").startswith(f"{LOG}_"):
             return   # only the server's republished copy of a stored batch counts
         game = game_of(msg.subject)
-        if game in self.playing or game in self.finished:
+        if game in self.playing:
             return
         try:
             batch = decode_batch(msg.data)
@@ -103,7 +123,6 @@ class BotsService:
     def _take_up(self, game: str, started: GameStarted) -> int:
         seats = bot_seats(started)
         if not seats:
-            self.finished.add(game)
             return 0
         self.playing[game] = asyncio.create_task(self._play(game, seats, started.limits.bot_seconds))
         BOT_GAMES.set(len(self.playing))
@@ -117,12 +136,12 @@ class BotsService:
         try:
             follower = await self.client.follow(game)
             await play_seats(self.client, follower, bots, rng, pace, patience=None)
-            self.finished.add(game)
             log.info("bots_done", game=game)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 - the next look over the store takes the game up again
             log.error("bots_stopped", game=game, error=str(error)[:200])
+            self.retry.add(game)
         finally:
             self.playing.pop(game, None)
             BOT_GAMES.set(len(self.playing))

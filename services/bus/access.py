@@ -122,9 +122,9 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
     log_writes = [log_subject(p, "*", "*") for p in ps]
     return {
         "operator": Permissions(publish=(">",), subscribe=(">",)),
-        "table": _role([*log_writes, "zc.rejected.*", RESHUFFLE, SCHEDULE_SUBJECTS, TABLES_HERE], subscribe=[TABLES_HERE],
-                       reads=commands + logs, responds=True, durables=[(c, "zc-tables") for c in commands],
-                       partitions=partitions),
+        "table": _role([*log_writes, "zc.rejected.*", RESHUFFLE, SCHEDULE_SUBJECTS, TABLES_HERE],
+                       subscribe=[TABLES_HERE], reads=commands + logs, responds=True,
+                       durables=[(c, "zc-tables") for c in commands], partitions=partitions),
         "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
                         reads=[*logs, kv_stream(SEEDS)], responds=True,
                         durables=[(lg, "zc-dealer") for lg in logs], partitions=partitions),

@@ -64,3 +64,41 @@ async def test_a_bot_game_finishes_though_its_bots_and_its_gateway_are_killed_mi
             if process.returncode is None:
                 await kill(process)
         await house.stop()
+
+
+async def test_each_look_over_the_store_reads_only_the_starts_stored_since_the_last(nats_server, client, monkeypatch):
+    """A look costs what was stored since the one before, not the whole store: a game is looked up
+    once, when its start is new; a game without bot seats, or over, is never taken up."""
+    from over_nats import new_game
+    from zioncheck.contracts.commands import StartGame
+    from zioncheck.services.bots.service import BotsService
+    from zioncheck.services.bus.access import connect
+    services = await Services().start(["table", "dealer", "scoring"], nats_server.access)
+    nc = await connect(nats_server.access, "bots")
+    bots = BotsService(nc, nc.jetstream(), seed=1, rescan=3600)
+    looked: list[str] = []
+    real = bots._not_over
+
+    async def not_over(game, where):
+        looked.append(game)
+        return await real(game, where)
+    monkeypatch.setattr(bots, "_not_over", not_over)
+
+    async def started(seats: list[str]) -> str:
+        game = new_game()
+        follower = await client.follow(game)
+        await client.send(game, StartGame(game_id=game, players=len(seats), seats=seats))
+        await follower.wait_until(lambda f: f.state.started)
+        await follower.stop()
+        return game
+    try:
+        first = await started(["person", "greedy"])
+        assert await bots.resume() == 1 and looked == [first] and set(bots.playing) == {first}
+        assert await bots.resume() == 0 and looked == [first]            # nothing new: nothing looked up
+        people, second = await started(["person", "person"]), await started(["greedy", "person"])
+        assert await bots.resume() == 1 and sorted(looked[1:]) == sorted([people, second])
+        assert set(bots.playing) == {first, second}
+    finally:
+        await bots.stop()
+        await nc.close()
+        await services.stop()
