@@ -63,6 +63,8 @@ class _Acks:
             return await future
         finally:
             nc._resp_map.pop(token, None)
+            if not future.done():   # the publish failed: nobody waits for this ack any more
+                future.cancel()
 
     def _expire(self) -> None:
         now = time.monotonic()
