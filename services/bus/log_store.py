@@ -253,28 +253,28 @@ async def catch_up(js: JetStreamContext, logged: LoggedGame) -> None:
     if not found:
         return
     batches = [decode_batch(data) for _, data in found]
-    logged.state = fold(logged.state, [event for batch in batches for event in batch.events])
-    logged.last_seq = last
+    _advance(logged, last, batches, fold(logged.state, [event for batch in batches for event in batch.events]))
+
+
+def _advance(logged: LoggedGame, last_seq: int, batches: list[Batch], state: GameState) -> None:
+    """The copy moved on by `batches`, the last stored at `last_seq`; `state` is its state folded over them."""
+    logged.state = state
+    logged.last_seq = last_seq
     logged.applied = max(logged.applied, *(batch.cause for batch in batches))
     logged.batches += len(batches)
 
 
-def _advance(logged: LoggedGame, seq: int, batch: Batch) -> None:
-    logged.state = fold(logged.state, batch.events)
-    logged.last_seq = seq
-    logged.applied = max(logged.applied, batch.cause)
-    logged.batches += 1
-
-
-async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch) -> None:
-    """Append one batch as the game's next message, or raise LogConflict."""
+async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch, state: GameState | None = None) -> None:
+    """Append one batch as the game's next message, or raise LogConflict. `state`: the game's state
+    folded over the batch, when the caller has it already (it is folded here otherwise)."""
     msg_id = f"{logged.game}:{batch.cause}"
     subject = logged.subject
     headers = {"Nats-Expected-Last-Subject-Sequence": str(logged.last_seq),
                "Nats-Expected-Last-Subject-Sequence-Subject": subject, "Nats-Msg-Id": msg_id,
                BATCH_HEADER: str(logged.batches + 1)}
     try:
-        seq = await publish_stored(js, subject[:-1] + _kind(batch), encode(batch), headers)
+        seq = await publish_stored(js, log_subject(logged.partition, logged.game, _kind(batch)), encode(batch),
+                                   headers)
     except BadRequestError as error:
         if error.err_code != WRONG_LAST_SEQUENCE:
             raise
@@ -284,7 +284,7 @@ async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch) -> None
         if (last.headers or {}).get("Nats-Msg-Id") != msg_id:
             raise LogConflict(f"game {logged.game}: the logged moved past sequence {logged.last_seq}") from None
         seq = last.seq
-    _advance(logged, seq, batch)
+    _advance(logged, seq, [batch], fold(logged.state, batch.events) if state is None else state)
 
 
 def _kind(batch: Batch) -> str:

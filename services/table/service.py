@@ -135,9 +135,10 @@ class TableService:
             _count(logged.game, seq, events)
             await self._schedule_again(logged)
             return
-        due = deadline(fold(logged.state, events))
+        after = fold(logged.state, events)
+        due = deadline(after)
         started = time.perf_counter()
-        appended = log_store.append(self.js, logged, Batch(cause=seq, events=events))
+        appended = log_store.append(self.js, logged, Batch(cause=seq, events=events), after)
         schedule = None
         if due != deadline(logged.state):   # the batch changes the deadline its game calls for
             logged.due_at = None if due is None else self.clock().timestamp() + due.seconds
