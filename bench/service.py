@@ -34,6 +34,7 @@ from zioncheck.services.wiring import prepare_topology
 
 GAMES, PLAYERS, SECONDS = 40, 4, 15.0
 TARGET_RATE, TARGET_P99_MS, TARGET_RATIO = 2000, 50, 0.15
+CHAIN_SECONDS = 5.0   # how long the bare chain runs
 PROFILE: list[str] = []  # e.g. ["-m", "cProfile", "-o", "table.prof"] to profile the services
 
 
@@ -100,7 +101,7 @@ async def raw_ceiling(access: Access, count: int = 20_000, window: int = 512) ->
     return rate
 
 
-async def chain_ceiling(access: Access, chains: int, seconds: float = 5.0, partitions: int = 1) -> float:
+async def chain_ceiling(access: Access, chains: int, seconds: float = CHAIN_SECONDS, partitions: int = 1) -> float:
     """A command's two synced appends with no service between them, per second: each of
     `chains` requesters publishes a command-sized message to one stream, waits for its ack,
     then a batch-sized one to another, and again. With partitions, chain i appends to the
@@ -165,11 +166,10 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
             if ceilings or chain:
                 before_chain = cpu_seconds(server.process.pid)
-                chain_seconds = 5.0
-                run["chain"] = asyncio.run(chain_ceiling(server.access, games, chain_seconds, server.partitions))
+                run["chain"] = asyncio.run(chain_ceiling(server.access, games, partitions=server.partitions))
                 # the server's CPU an append pair of the bare chain, to set beside its CPU a command
                 run["chain_server_cpu_ms"] = (1000 * (cpu_seconds(server.process.pid) - before_chain)
-                                              / max(run["chain"] * chain_seconds, 1))
+                                              / max(run["chain"] * CHAIN_SECONDS, 1))
         finally:
             for process in services:
                 process.terminate()

@@ -11,7 +11,11 @@ import sys
 import httpx
 
 from gateway_helpers import KEY, keys_file  # noqa: F401 - keys_file is a fixture
+from over_nats import new_game
+from zioncheck.contracts.commands import StartGame
 from zioncheck.contracts.events import GameStarted
+from zioncheck.services.bots.service import BotsService
+from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import free_port
 from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.wiring import Services
@@ -69,10 +73,6 @@ async def test_a_bot_game_finishes_though_its_bots_and_its_gateway_are_killed_mi
 async def test_each_look_over_the_store_reads_only_the_starts_stored_since_the_last(nats_server, client, monkeypatch):
     """A look costs what was stored since the one before, not the whole store: a game is looked up
     once, when its start is new; a game without bot seats, or over, is never taken up."""
-    from over_nats import new_game
-    from zioncheck.contracts.commands import StartGame
-    from zioncheck.services.bots.service import BotsService
-    from zioncheck.services.bus.access import connect
     services = await Services().start(["table", "dealer", "scoring"], nats_server.access)
     nc = await connect(nats_server.access, "bots")
     bots = BotsService(nc, nc.jetstream(), seed=1, rescan=3600)

@@ -18,6 +18,7 @@ from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import StartGame
 from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus import consumers
 from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.topology import (
     PartitionMismatch,
@@ -137,7 +138,6 @@ async def test_two_table_instances_share_the_partitions_and_play_every_game_exac
 async def test_a_table_instance_alone_keeps_every_partition_while_the_games_play(nats_server, client, monkeypatch):
     """One instance never gives a partition away for lack of a second: its games would wait for ever
     for a pin nobody takes, until its rest is over (it counts the instances that answer, not pulls)."""
-    from zioncheck.services.bus import consumers
     given: list[str] = []
     real = consumers.Partition.give_away
 

@@ -2,17 +2,21 @@
 
 The table's clock is set back, so every deadline it asks for is already due when the server
 stores it: the test waits for no time to pass, and the server delivers each timeout at once.
+The one test that times a deadline keeps the real clock and the shortest turn_seconds.
 """
 import datetime
+import random
 
 import pytest
 
 from gateway_helpers import LAST_HANDS, LAST_STOCK, PLATFORM, eventually, gateway, http, keys_file  # noqa: F401
 from over_nats import new_game, stored_commands, stored_messages, uninterrupted
+from zioncheck.bots import make_bot
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import Deal, Limits, StartGame
 from zioncheck.domain.timers import LIMIT_BOUNDS
 from zioncheck.services.bus.topology import commands_stream, layout, schedule_subject, stored_command_subject
+from zioncheck.services.observability import TIMERS_SCHEDULED
 from zioncheck.services.wiring import SERVICES, Services
 
 
@@ -78,8 +82,6 @@ async def test_r19_a_deadline_moved_later_keeps_its_schedule_and_the_timeout_sti
     """Turns quicker than turn_seconds cost no schedule each: the one set comes early, is stale, and
     sets the schedule again for the turn then playing, which times out turn_seconds after it began;
     also when the table that comes to it has lost its notes (a restart: counted from the stored batch)."""
-    from zioncheck.bots import make_bot
-    from zioncheck.services.observability import TIMERS_SCHEDULED
     table = no_bots.by_name["table"]
     game, seconds = new_game(), int(LIMIT_BOUNDS["turn_seconds"][0])
     follower = await client.follow(game)
@@ -87,7 +89,7 @@ async def test_r19_a_deadline_moved_later_keeps_its_schedule_and_the_timeout_sti
     await client.send(game, StartGame(game_id=game, players=2, seats=["person", "person"],
                                       limits=Limits(turn_seconds=seconds)))
     await follower.wait_until(lambda f: not f.state.hand_over)
-    bot, turns = make_bot("greedy", __import__("random").Random(7)), 0
+    bot, turns = make_bot("greedy", random.Random(7)), 0
     for _ in range(40):
         if turns >= 6:
             break
