@@ -26,7 +26,7 @@ from zioncheck.contracts.events import GameEnded, GameStarted
 from zioncheck.contracts.log import decode_batch
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.log_store import read_stored
-from zioncheck.services.bus.topology import LOG, game_of, layout, live_subject, log_stream, log_subject
+from zioncheck.services.bus.topology import LOG, game_of, hand_boundaries, layout, live_subject, log_stream
 
 log = structlog.get_logger("bots")
 BOT_GAMES = Gauge("zc_bot_games", "Games whose bot seats this bots service is playing now")
@@ -70,7 +70,7 @@ class BotsService:
         for p in range(where.partitions):
             stream = log_stream(p)
             try:
-                found, self.seen[stream] = await read_stored(self.js, stream, log_subject(p, "*", "hand"),
+                found, self.seen[stream] = await read_stored(self.js, stream, hand_boundaries(p),
                                                              after=self.seen.get(stream, 0), sequences=False)
             except Exception as error:  # noqa: BLE001 - the next look reads this partition from where it was
                 log.warning("partition_unreadable", stream=stream, error=str(error)[:200])
