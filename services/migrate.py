@@ -13,7 +13,6 @@ the log sequence they were folded up to; that is renumbered too.
 It runs with the services stopped, before they first start on the partitioned layout: it refuses
 when a partition stream holds anything already.
 """
-import json
 from collections.abc import Callable
 
 import msgspec
@@ -25,7 +24,7 @@ from nats.js.errors import KeyNotFoundError, NotFoundError
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.contracts.scores import Standings
 from zioncheck.services.bus import log_store
-from zioncheck.services.bus.consumers import consumer_config, pinned_consumer_config
+from zioncheck.services.bus.consumers import consumer_config, create_pinned_consumer
 from zioncheck.services.bus.topology import (
     COMMANDS,
     LOG,
@@ -134,12 +133,9 @@ async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> 
                 except NotFoundError:
                     pass
                 if takes.kind == "commands":
-                    config = pinned_consumer_config(takes.group, takes.subject(p)) | {
-                        "deliver_policy": "by_start_sequence", "opt_start_seq": start}
-                    reply = await js._nc.request(f"$JS.API.CONSUMER.CREATE.{stream}.{takes.group}", json.dumps(
-                        {"stream_name": stream, "config": config}).encode(), timeout=5.0)
-                    if "error" in json.loads(reply.data):
-                        raise MigrationRefused(f"consumer {takes.group} on {stream}: {json.loads(reply.data)['error']}")
+                    if error := await create_pinned_consumer(js._nc, stream, takes.group, takes.subject(p),
+                                                             deliver_policy="by_start_sequence", opt_start_seq=start):
+                        raise MigrationRefused(f"consumer {takes.group} on {stream}: {error}")
                     continue
                 base = consumer_config()
                 await js.add_consumer(stream, ConsumerConfig(

@@ -121,6 +121,15 @@ def pinned_consumer_config(durable: str, subject: str) -> dict:
             "priority_timeout": int(PIN_SECONDS * NANOS)}
 
 
+async def create_pinned_consumer(nc: Client, stream: str, durable: str, subject: str, **more) -> dict | None:
+    """Make the pinned consumer (pinned_consumer_config, with `more` config fields) by a raw API request,
+    nats-py having no priority groups; the server's error, or None."""
+    config = pinned_consumer_config(durable, subject) | more
+    reply = await nc.request(f"$JS.API.CONSUMER.CREATE.{stream}.{durable}",
+                             json.dumps({"stream_name": stream, "config": config}).encode(), timeout=5.0)
+    return json.loads(reply.data).get("error")
+
+
 class Partition:
     """One partition's commands as this instance sees them: pulls outstanding on its consumer, the pin
     the server gave this instance (None while another instance holds it), and its game queues."""
@@ -140,12 +149,9 @@ class Partition:
         api = f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}"
         info = json.loads((await self.nc.request(api, b"", timeout=5.0)).data)
         if "error" in info:
-            config = pinned_consumer_config(self.durable, self.subject)
-            body = json.dumps({"stream_name": self.stream, "config": config})
-            made = json.loads((await self.nc.request(f"$JS.API.CONSUMER.CREATE.{self.stream}.{self.durable}",
-                                                     body.encode(), timeout=5.0)).data)
-            if "error" in made and made["error"].get("err_code") != 10148:  # 10148: made meanwhile by another
-                raise RuntimeError(f"consumer {self.durable} on {self.stream}: {made['error'].get('description')}")
+            error = await create_pinned_consumer(self.nc, self.stream, self.durable, self.subject)
+            if error and error.get("err_code") != 10148:  # 10148: made meanwhile by another
+                raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
         self.sub = await self.nc.subscribe(f"{self.inbox}.*", cb=self._on_message, pending_msgs_limit=-1,
                                            pending_bytes_limit=-1)
         await self.refill()
