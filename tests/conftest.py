@@ -12,7 +12,8 @@ from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import SERVICES, Services
 
 configure_logging("warning")
-os.environ["LANGUAGE"] = "en"   # the tests read English, whatever the machine's locale; tests/test_words.py tries the others
+# The tests read English, whatever the machine's locale; tests/test_words.py tries the others.
+os.environ["LANGUAGE"] = "en"
 # Every test server spreads games over 2 partitions unless the run says otherwise: the whole suite
 # goes through the partitioned path (ZIONCHECK_PARTITIONS=1 or 3 runs it with another P).
 os.environ.setdefault("ZIONCHECK_PARTITIONS", "2")

@@ -9,8 +9,8 @@ import msgspec
 import pytest
 from document_checks import assert_committed_is_current, refs_in
 
-from zioncheck.cli.asyncapi import REGENERATE, render
 import zioncheck.contracts as contracts
+from zioncheck.cli.asyncapi import REGENERATE, render
 from zioncheck.contracts.commands import Command
 from zioncheck.contracts.events import Event
 from zioncheck.contracts.log import tag_of

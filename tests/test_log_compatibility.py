@@ -41,7 +41,8 @@ def test_an_older_event_version_is_upcast_to_todays_shape_on_read(monkeypatch):
 def test_a_damaged_log_line_is_reported_not_crashed_on(tmp_path):
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_text(FIXTURE.read_text().splitlines()[0] + "\n{not json\n")
-    result = subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "replay", str(damaged)], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "replay", str(damaged)],
+                            capture_output=True, text=True)
     assert result.returncode == 2
     assert result.stderr.startswith("zioncheck replay: cannot read")
     assert len(result.stderr.strip().splitlines()) == 1

@@ -111,7 +111,8 @@ class Repo:
     def __post_init__(self):
         self.dirs = {str(parent) for name in self.files for parent in PurePosixPath(name).parents} - {"."}
         tops = sorted({name.split("/")[0] for name in self.files if "/" in name}, key=len, reverse=True)
-        self.top = re.compile(r"(?<![\w./:@-])((?:%s)/[\w./{}<>$*-]*)" % "|".join(map(re.escape, tops)))
+        alternatives = "|".join(map(re.escape, tops))
+        self.top = re.compile(rf"(?<![\w./:@-])((?:{alternatives})/[\w./{{}}<>$*-]*)")
 
     def has(self, path: str) -> bool:
         """A file, or a directory holding files (when the path ends with a slash, only that), or a

@@ -115,7 +115,8 @@ def pinned_consumer_config(durable: str, subject: str) -> dict:
     (NATS 2.11+, ADR-42): the server delivers to that client only, and pins another of the waiting
     ones once it has not pulled for PIN_SECONDS."""
     config = consumer_config()
-    return {"durable_name": durable, "filter_subject": subject, "ack_policy": "explicit", "ack_wait": int(config.ack_wait * NANOS),
+    return {"durable_name": durable, "filter_subject": subject, "ack_policy": "explicit",
+            "ack_wait": int(config.ack_wait * NANOS),
             "max_ack_pending": config.max_ack_pending, "max_deliver": config.max_deliver,
             "priority_groups": [GROUP], "priority_policy": "pinned_client",
             "priority_timeout": int(PIN_SECONDS * NANOS)}

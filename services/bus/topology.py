@@ -45,8 +45,8 @@ mapping in access.py, so it lands in the same stream as the game's other command
 """
 import asyncio
 import contextlib
-import re
 import json
+import re
 import uuid
 import weakref
 from collections.abc import Callable

@@ -166,8 +166,8 @@ async def send_command(request: Request) -> Response:
     raw = await read_json(request, None, "invalid_command")
     if not isinstance(raw, dict) or raw.get("type") not in SEAT_TYPES:
         kind = raw.get("type") if isinstance(raw, dict) else None
-        raise HTTPProblem(422, "unknown_command", f"{'no command type' if kind is None else f'unknown command type {kind!r}'}"
-                                                  f": a seat sends one of {', '.join(SEAT_TYPES)} as `type`")
+        said = "no command type" if kind is None else f"unknown command type {kind!r}"
+        raise HTTPProblem(422, "unknown_command", f"{said}: a seat sends one of {', '.join(SEAT_TYPES)} as `type`")
     raw.setdefault("seat", claims.seat)
     check_seat(claims, raw["seat"])
     try:

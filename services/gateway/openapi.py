@@ -180,7 +180,7 @@ OPS = [
 
 def schemas() -> dict:
     tops, components = msgspec.json.schema_components(NAMED, ref_template=SCHEMAS)
-    for obj, top in zip(NAMED, tops):
+    for obj, top in zip(NAMED, tops, strict=True):
         if obj in UNIONS:
             components[UNIONS[obj]] = top   # a union: msgspec gives it inline
     # A refused Outcome's reason is its Rejected event's: one of R18's words (contracts.reasons), never free text.

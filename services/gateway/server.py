@@ -68,7 +68,8 @@ class Running:
                           token_ttl=token_ttl, backlog=backlog,
                           public_lobby=loopback(host) if public_lobby is None else public_lobby)
         config = uvicorn.Config(create_app(gateway), log_config=None, access_log=False, lifespan="on",
-                                ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False, ws_ping_interval=20, timeout_graceful_shutdown=3)
+                                ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False, ws_ping_interval=20,
+                                timeout_graceful_shutdown=3)
         server = _Server(config)
         sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
                                     reuse_port=False)

@@ -83,8 +83,8 @@ def verify(secret: bytes, token: str | None, game: str, now: float | None = None
     except (binascii.Error, ValueError, msgspec.DecodeError):
         raise TokenRefused(401, "token_garbled", "the token's claims cannot be read") from None
     if claims.exp < (time.time() if now is None else now):
-        raise TokenRefused(401, "token_expired", f"the token expired at {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(claims.exp))}: "
-                                                 "ask the platform for a new one")
+        expired = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(claims.exp))
+        raise TokenRefused(401, "token_expired", f"the token expired at {expired}: ask the platform for a new one")
     if claims.game != game:
         raise TokenRefused(403, "token_for_another_game",
                            f"the token is for game {claims.game!r}, not {game!r}")

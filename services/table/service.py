@@ -229,7 +229,8 @@ def provenance(game: str, partition: int, origin: str, headers: dict[str, str] |
     headers = headers or {}
     scheduler = headers.get(SCHEDULER_HEADER)
     if origin == TIMER:
-        return "" if scheduler == schedule_subject(partition, game) else "a timeout the game's own timer did not deliver"
+        own = scheduler == schedule_subject(partition, game)
+        return "" if own else "a timeout the game's own timer did not deliver"
     if scheduler is not None:
         return f"delivered by a schedule on {scheduler[:80]!r}, not sent by a seat or the dealer"
     if any(name.startswith("Nats-Schedule") for name in headers):

@@ -130,8 +130,9 @@ async def leader_of(client: GameClient, stream: str) -> int:
 async def moved_on(games: list[Follower], batches: int) -> None:
     """Every game has `batches` more batches in its log than now, or is over."""
     marks = [len(f.batches) for f in games]
-    for follower, mark in zip(games, marks):
-        await follower.wait_until(lambda f: len(f.batches) >= mark + batches or f.state.game_over, timeout=120)
+    for follower, mark in zip(games, marks, strict=True):
+        await follower.wait_until(lambda f, mark=mark: len(f.batches) >= mark + batches or f.state.game_over,
+                                  timeout=120)
 
 
 @pytest.mark.skipif(not containers_in_use(), reason=f"needs NATS in containers, and here: {chosen().describe()}")

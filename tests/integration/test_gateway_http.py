@@ -81,7 +81,8 @@ async def test_a_game_the_rules_or_the_route_refuse_is_not_opened(http):
 
 
 @pytest.mark.parametrize("players", [MIN_PLAYERS - 1, MAX_PLAYERS + 1])
-async def test_r1_a_seat_count_the_rules_refuse_is_422_at_once_with_the_range(nats_server, services, keys_file, players):
+async def test_r1_a_seat_count_the_rules_refuse_is_422_at_once_with_the_range(
+        nats_server, services, keys_file, players):
     async with limited(nats_server, keys_file, games_per_minute=1) as (_, http):
         body = {"players": players, "seats": ["greedy"] * players}
         problem = refused(await http.post("/games", json=body, headers=PLATFORM), 422, "invalid_game")
@@ -126,7 +127,8 @@ async def test_a_token_acts_only_for_its_seat_of_its_game_and_every_refusal_says
     seat1_claims = token(game, 1).split(".")[0]
     refused(await http.post(url, json=draw, headers=bearer(f"{seat1_claims}.{signature}")), 401, "token_forged")
     refused(await http.post(url, json=draw, headers=bearer(token(game, 0, ttl=-1))), 401, "token_expired")
-    refused(await http.post(f"/games/{other}/commands", json=draw, headers=bearer(seat0)), 403, "token_for_another_game")
+    refused(await http.post(f"/games/{other}/commands", json=draw, headers=bearer(seat0)), 403,
+            "token_for_another_game")
     refused(await http.post(url, json={"type": "draw_stock", "seat": 1}, headers=bearer(seat0)), 403,
             "token_for_another_seat")
     refused(await http.get(f"/games/{game}/view", headers=bearer(token(other, 1))), 403, "token_for_another_game")

@@ -121,7 +121,8 @@ async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_cli
     finally:
         await follower.stop()
     await page.wait_for_function("document.querySelectorAll('#scores tr').length === 3", timeout=10_000)  # hand 1's
-    assert "Discard" in moves and moves & {"DrawStock", "TakeDiscard"}, moves   # a draw of either kind (the deal decides)
+    # a draw of either kind (the deal decides)
+    assert "Discard" in moves and moves & {"DrawStock", "TakeDiscard"}, moves
     assert reloaded
     await page.screenshot(path=str(tmp_path / "hand-over.png"), full_page=True)
 

@@ -71,7 +71,8 @@ async def test_a_seat_stream_refuses_every_token_that_does_not_act_for_the_game(
         assert (await closed_with(socket))[0] == 4404
 
 
-async def test_garbage_and_oversized_frames_close_that_socket_with_a_reason_and_the_server_stays_up(gateway, http, client):
+async def test_garbage_and_oversized_frames_close_that_socket_with_a_reason_and_the_server_stays_up(
+        gateway, http, client):
     follower, _, _ = await game_in_play(client)
     await eventually(lambda: http.get(f"/games/{follower.game}/public"), lambda r: r.status_code == 200)
     path = ws_url(gateway, f"/games/{follower.game}/public/ws")

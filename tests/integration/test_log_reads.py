@@ -2,11 +2,11 @@
 import asyncio
 
 import pytest
+from nats.js.api import StreamConfig
 
 from over_nats import new_game
 from zioncheck.contracts.log import Batch, encode
 from zioncheck.services.bus import log_store
-from nats.js.api import StreamConfig
 from zioncheck.services.bus.topology import ensure_topology, layout
 
 pytestmark = pytest.mark.integration

@@ -6,7 +6,8 @@ import nats.errors
 import pytest
 from nats_backends import CONFIG_INSIDE, chosen, containers_in_use
 
-needs_containers = pytest.mark.skipif(not containers_in_use(), reason=f"needs NATS in containers: {chosen().describe()}")
+needs_containers = pytest.mark.skipif(not containers_in_use(),
+                                      reason=f"needs NATS in containers: {chosen().describe()}")
 
 
 def listening(port: int) -> set[str]:

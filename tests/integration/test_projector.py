@@ -80,7 +80,8 @@ async def test_a_projector_that_starts_late_or_restarts_projects_each_batch_once
 
 
 def zioncheck(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "zioncheck.cli.main", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "zioncheck.cli.main", *args],
+                          capture_output=True, text=True, timeout=60)
 
 
 async def test_rebuild_views_makes_views_and_feed_again_from_the_logs(nats_server, client):

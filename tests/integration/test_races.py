@@ -16,7 +16,7 @@ async def fire(access, game: str, commands) -> list[int]:
     """Each command from its own connection, all at once; returns their stream sequences."""
     clients = [await GameClient.connect(access, "platform") for _ in commands]
     try:
-        return list(await asyncio.gather(*(c.send(game, cmd) for c, cmd in zip(clients, commands))))
+        return list(await asyncio.gather(*(c.send(game, cmd) for c, cmd in zip(clients, commands, strict=True))))
     finally:
         for c in clients:
             await c.close()
@@ -32,10 +32,11 @@ async def test_r11a_concurrent_claims_go_to_the_nearest_claimant_among_those_bef
         seqs = await fire(nats_server.access, follower.game, racers)
         outcomes = [await follower.outcome(seq) for seq in seqs]
         draw_seq = seqs[-1]
-        in_time = [cmd.seat for cmd, seq in zip(racers, seqs) if isinstance(cmd, ClaimDiscard) and seq < draw_seq]
+        in_time = [cmd.seat for cmd, seq in zip(racers, seqs, strict=True)
+                   if isinstance(cmd, ClaimDiscard) and seq < draw_seq]
         won = [e.seat for events in outcomes for e in events if isinstance(e, ClaimWon)]
         assert won == ([nearest_claimant(0, in_time, 5)] if in_time else []), f"trial {trial}"
-        late = [o[0].reason for cmd, seq, o in zip(racers, seqs, outcomes) if seq > draw_seq]
+        late = [o[0].reason for cmd, seq, o in zip(racers, seqs, outcomes, strict=True) if seq > draw_seq]
         assert all(reason == "claim_window_closed" for reason in late)
 
 
@@ -49,7 +50,7 @@ async def test_r14_of_two_concurrent_swaps_for_one_joker_the_first_in_the_stream
         assert refusal_of(await follower.outcome(await client.send(follower.game, down))) is None
         swaps = [SwapJoker(seat=1, target=(0, 0), card="6C"), SwapJoker(seat=2, target=(0, 0), card="6C")]
         seqs = await fire(nats_server.access, follower.game, swaps)
-        first, second = sorted(zip(seqs, swaps))
+        first, second = sorted(zip(seqs, swaps, strict=True))
         assert isinstance((await follower.outcome(first[0]))[0], JokerSwapped)
         assert (await follower.outcome(first[0]))[0].seat == first[1].seat, f"trial {trial}"
         assert (await follower.outcome(second[0]))[0].reason == "no_joker_to_swap"

@@ -11,7 +11,8 @@ from zioncheck.services.bots.seats import play_seats
 
 
 def zioncheck(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "zioncheck.cli.main", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "zioncheck.cli.main", *args],
+                          capture_output=True, text=True, timeout=120)
 
 
 async def test_a_stored_game_replays_from_jetstream_and_from_its_export_to_the_live_hash(

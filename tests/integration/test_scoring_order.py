@@ -3,6 +3,8 @@ import random
 
 import msgspec
 
+from over_nats import new_game
+from over_nats import stored_messages as stored
 from zioncheck.bots import make_bot
 from zioncheck.contracts.commands import StartGame
 from zioncheck.contracts.scores import HandScored, Standings
@@ -11,8 +13,6 @@ from zioncheck.services.bus.log_store import read_batches
 from zioncheck.services.bus.topology import SCORES, STANDINGS, score_subject
 from zioncheck.services.scoring.service import ScoringService
 from zioncheck.services.wiring import Services
-from over_nats import stored_messages as stored
-from over_nats import new_game
 
 
 async def test_r17_a_hand_end_redelivered_after_a_later_one_is_still_counted(nats_server, client):

@@ -23,7 +23,7 @@ async def typist(client, game: str, seat: int, lines: asyncio.Queue) -> None:
         if not state.hand_over and state.turn == seat:
             seen = len(follower.batches)
             lines.put_nowait(spell(me.move(state, seat)))
-            await follower.wait_until(lambda f: len(f.batches) > seen)
+            await follower.wait_until(lambda f, seen=seen: len(f.batches) > seen)
         else:
             await follower.changed(timeout=60)
     await follower.stop()

@@ -11,6 +11,7 @@ import nats
 import pytest
 from attacker import REFUSED
 from nats.errors import TimeoutError as NatsTimeout
+from nats.js.errors import KeyNotFoundError
 
 from over_nats import new_game, stacked_game
 from zioncheck.contracts.commands import Deal, DrawStock, StartGame
@@ -63,7 +64,8 @@ async def test_a_connection_without_credentials_is_refused(nats_server):
     async def heard(error):
         errors.append(str(error))
 
-    with pytest.raises(Exception):
+    # nats-py raises its base Error carrying the server's -ERR, not AuthorizationError, when CONNECT is refused
+    with pytest.raises(nats.errors.Error, match="(?i)authorization violation"):
         await nats.connect(nats_server.url, error_cb=heard, allow_reconnect=False, max_reconnect_attempts=0,
                            connect_timeout=2)
     assert any("Authorization" in e for e in errors)
@@ -114,7 +116,7 @@ async def test_nobody_but_the_dealer_reads_or_writes_the_seeds_before_their_reve
         await attacker.nc.publish(f"$KV.{SEEDS}.{game}.2", b"0" * 64)  # the next hand's seed, forged
         assert await attacker.refused(f"$KV.{SEEDS}"), user
     seeds = await client.js.key_value(SEEDS)
-    with pytest.raises(Exception):  # no seed for hand 2 yet: nobody wrote one
+    with pytest.raises(KeyNotFoundError):  # no seed for hand 2 yet: nobody wrote one
         await seeds.get(f"{game}.2")
 
 

@@ -106,7 +106,7 @@ def first_turns(seat: int, *draws_and_discards: str) -> list[ev.Event]:
     first_turns(0, "9C", "2C", "4C", "KH"): drew 9C, discarded 2C, drew 4C, discarded KH.
     """
     drawn, thrown = draws_and_discards[0::2], draws_and_discards[1::2]
-    return [e for d, t in zip(drawn, thrown) for e in (drew(seat, d), discarded(seat, t))]
+    return [e for d, t in zip(drawn, thrown, strict=True) for e in (drew(seat, d), discarded(seat, t))]
 
 
 # --- when: commands, decided and applied in order ------------------------------------

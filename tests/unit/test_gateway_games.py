@@ -91,6 +91,7 @@ async def test_a_finished_game_is_let_go_at_the_next_look():
     held = games()
     game = await held.create(PERSON_GAME, "acme")
     held.client.followers[0].state.game_over = True
+    assert game in held.held, "finished, it is still held until the next look"
     await held.sweep()
     assert held.held == {}
 

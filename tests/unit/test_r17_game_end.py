@@ -42,7 +42,7 @@ def test_r17_a_game_ends_once_after_its_sixth_hand(whole_game):
 def test_r17_each_hands_totals_add_its_scores_to_the_last(whole_game):
     running = [0, 0, 0]
     for ended in logged(whole_game, HandEnded):
-        running = [t + s for t, s in zip(running, ended.scores)]
+        running = [t + s for t, s in zip(running, ended.scores, strict=True)]
         assert ended.totals == running
 
 

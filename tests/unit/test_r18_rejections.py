@@ -13,8 +13,8 @@ from zioncheck.contracts.commands import (
     Reshuffle,
     StartGame,
     SwapJoker,
-    TurnTimeout,
     TakeDiscard,
+    TurnTimeout,
 )
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.log import decode_event, encode, tag_of
