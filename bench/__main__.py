@@ -21,6 +21,7 @@ BENCHMARKS = {
     "peer": "bench.peer",
     "partitions": "bench.partitions",
     "timers": "bench.timers",
+    "listing": "bench.listing",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import msgspec
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
+from nats.js.api import RawStreamMsg
 from nats.js.errors import BadRequestError, NotFoundError
 
 from zioncheck.contracts.events import GameEnded, GameStarted, HandEnded
@@ -55,9 +56,10 @@ DIRECT_BATCH = 1000
 
 
 async def read_stored(js: JetStreamContext, stream: str, subject: str, after: int = 0, sequences: bool = True,
-                      timeout: float = 10.0) -> tuple[list[tuple[int, bytes]], int]:
+                      timeout: float = 10.0, whole: bool = False) -> tuple[list, int]:
     """Every message of `stream` on `subject` (a filter) after sequence `after`, oldest first, as
-    (sequence, data), and the last one's sequence (`after` when there is none).
+    (sequence, data), and the last one's sequence (`after` when there is none). With `whole`, each
+    message as a RawStreamMsg instead: its subject, sequence, time, headers and data.
 
     Batched direct gets (NATS 2.11+, ADR-31): each request is answered by up to DIRECT_BATCH
     messages and a closing `204 EOB` status that names the last sequence sent and how many
@@ -82,7 +84,7 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
         if status is None:
             if headers:
                 last = int(headers["Nats-Sequence"])
-                found.append((last, msg.data))
+                found.append(_stored(msg, last) if whole else (last, msg.data))
                 if "Nats-Num-Pending" not in headers and not done.done():  # a server without batched gets
                     done.set_result(True)
             else:
@@ -117,7 +119,7 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
             more = await asyncio.wait_for(done, timeout)
             done = loop.create_future()
     except NoResponders:
-        return await _read_one_by_one(js, stream, subject, after)
+        return await _read_one_by_one(js, stream, subject, after, whole)
     finally:
         _BareMessages.unroute(nc, sub._id)
         await sub.unsubscribe()
@@ -192,16 +194,27 @@ def _awaitable(receive: Callable[[Msg], None]) -> Callable[[Msg], Awaitable[None
     return call
 
 
-async def _read_one_by_one(js: JetStreamContext, stream: str, subject: str, after: int) -> tuple[list, int]:
+async def _read_one_by_one(js: JetStreamContext, stream: str, subject: str, after: int,
+                           whole: bool = False) -> tuple[list, int]:
     """No stream, or one made before direct gets were on (until `ensure_topology` turns them on):
     one get a message, from the stream's leader."""
-    found: list[tuple[int, bytes]] = []
+    found: list = []
+    last = after
     while True:
         try:
-            msg = await js.get_msg(stream, seq=(found[-1][0] if found else after) + 1, subject=subject, next=True)
+            msg = await js.get_msg(stream, seq=last + 1, subject=subject, next=True)
         except NotFoundError:
-            return found, found[-1][0] if found else after
-        found.append((msg.seq, msg.data or b""))
+            return found, last
+        last = msg.seq or last + 1
+        found.append(msg if whole else (last, msg.data or b""))
+
+
+def _stored(msg: Msg, seq: int) -> RawStreamMsg:
+    """A message a direct get answered, as the stream stored it (what nats-py's get_msg gives)."""
+    headers = msg.headers or {}
+    stamp = headers.get("Nats-Time-Stamp")
+    return RawStreamMsg(subject=headers.get("Nats-Subject"), seq=seq, data=msg.data, headers=headers,
+                        time=RawStreamMsg._parse_utc_iso(stamp) if stamp else None)
 
 
 _request_encoder = msgspec.json.Encoder()
@@ -218,6 +231,16 @@ async def stored_games(js: JetStreamContext) -> dict[str, int]:
         for subject, count in (info.state.subjects or {}).items():
             counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
     return dict(sorted(counts.items()))
+
+
+async def batch_count(js: JetStreamContext, game: str) -> int:
+    """How many batches the game's log holds (0 for a game with no log): the server counts them."""
+    stream, subject = await where(js, game)
+    try:
+        info = await js.stream_info(stream, subjects_filter=subject)
+    except NotFoundError:
+        return 0
+    return sum((info.state.subjects or {}).values())
 
 
 async def where(js: JetStreamContext, game: str) -> tuple[str, str]:

@@ -9,12 +9,26 @@ import asyncio
 
 import msgspec
 from nats.js import JetStreamContext
+from nats.js.api import RawStreamMsg
 from nats.js.errors import KeyDeletedError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import encode
 from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
-from zioncheck.services.bus.topology import FEED, feed_subject, public_view_key, seat_view_key
+from zioncheck.services.bus.log_store import read_stored
+from zioncheck.services.bus.topology import (
+    FEED,
+    VIEWS,
+    feed_subject,
+    kv_stream,
+    kv_subject,
+    public_view_key,
+    seat_view_key,
+)
+
+# A batch writes the public view and each seat's (2 to 6 more): a window of 8 messages a game
+# asked for holds them most often at the first read.
+PUBLIC_WINDOW = 8
 
 
 class _Seq(msgspec.Struct):
@@ -57,6 +71,29 @@ async def _stored(kv: KeyValue, key: str) -> tuple[int, int]:
     except KeyNotFoundError:
         return 0, -1
     return entry.revision, msgspec.json.decode(entry.value, type=_Seq).seq
+
+
+async def recent_public_views(js: JetStreamContext, limit: int) -> list[RawStreamMsg]:
+    """The public views of the `limit` games whose views changed last, the most recent first.
+
+    The bucket keeps each key once, at its last change, in the order of the changes, so the
+    newest public views are at the end of its stream: they are read from a window at the end,
+    widened (four times at each step) until it holds `limit` of them or the whole stream. The
+    work grows with `limit`, never with the games stored."""
+    stream = kv_stream(VIEWS)
+    try:
+        state = (await js.stream_info(stream)).state
+    except NotFoundError:
+        return []
+    window = PUBLIC_WINDOW * limit
+    while True:
+        start = max(state.first_seq, state.last_seq - window + 1)
+        found, _ = await read_stored(js, stream, kv_subject(VIEWS, public_view_key("*")), after=start - 1,
+                                     whole=True)
+        views = [msg for msg in found if msg.data and not (msg.headers or {}).get("KV-Operation")]
+        if len(views) >= limit or start <= state.first_seq:
+            return views[::-1][:limit]
+        window *= 4
 
 
 async def publish_feed(js: JetStreamContext, game: str, seq: int, events, dedupe: bool = True) -> bool:

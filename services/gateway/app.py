@@ -38,7 +38,7 @@ from zioncheck.services.gateway.problems import HANDLERS, HTTPProblem, json_resp
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.sockets import public_stream, seat_stream
 from zioncheck.services.gateway.tokens import DOMAIN, HOST, HOST_SEAT, TokenRefused, bearer, check_seat, issue, verify
-from zioncheck.services.gateway.wire import GameCreated, LobbySeat, LobbyState, NewGame, SeatTicket
+from zioncheck.services.gateway.wire import LIST_DEFAULT, GameCreated, LobbySeat, LobbyState, NewGame, SeatTicket
 
 STATIC = Path(__file__).parent / "static"
 PUBLIC_LOBBY = "public lobby"   # the name keyless lobbies are counted under: no key's name holds a space (keys.NAME)
@@ -62,8 +62,21 @@ class Gateway:
     public_lobby: bool = False   # anyone who reaches the gateway may open a lobby without a platform key
 
 
+def whole_number(request: Request, name: str) -> int | None:
+    """A query parameter that must be a whole number when given (400 `bad_parameter` otherwise)."""
+    given = request.query_params.get(name)
+    if given is not None and not given.isdigit():
+        raise HTTPProblem(400, "bad_parameter", f"{name} must be a whole number, not {given[:20]!r}")
+    return None if given is None else int(given)
+
+
 async def list_games(request: Request) -> Response:
-    return json_response(await request.app.state.gateway.reads.summaries())
+    limit = whole_number(request, "limit")
+    try:
+        listed = await request.app.state.gateway.reads.summaries(LIST_DEFAULT if limit is None else limit)
+    except ValueError as error:
+        raise HTTPProblem(400, "bad_parameter", str(error)) from None
+    return json_response(listed)
 
 
 async def create_game(request: Request) -> Response:
@@ -201,12 +214,9 @@ async def game_log(request: Request) -> Response:
 
 
 async def replay(request: Request) -> Response:
-    given = request.query_params.get("step")
-    if given is not None and not given.isdigit():
-        raise HTTPProblem(400, "bad_parameter", f"step must be a whole number, not {given[:20]!r}")
+    at = whole_number(request, "step")
     try:
-        step = await request.app.state.gateway.reads.replay(request.path_params["game"],
-                                                             int(given) if given is not None else None)
+        step = await request.app.state.gateway.reads.replay(request.path_params["game"], at)
     except ValueError as error:
         raise HTTPProblem(400, "bad_parameter", str(error)) from None
     return json_response(step)

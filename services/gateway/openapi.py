@@ -23,6 +23,8 @@ from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.gateway.limits import Limits
 from zioncheck.services.gateway.problems import MAX_DEPTH
 from zioncheck.services.gateway.wire import (
+    LIST_DEFAULT,
+    LIST_MAX,
     GameCreated,
     GameSummary,
     LobbyState,
@@ -91,6 +93,9 @@ OPEN_LOBBY_PROBLEMS = CREATE_PROBLEMS | {
 }
 LANGUAGE = {"name": "language", "in": "path", "required": True, "description": "The language.",
             "schema": {"type": "string", "enum": list(LANGUAGES)}}
+LIMIT = {"name": "limit", "in": "query", "required": False,
+         "schema": {"type": "integer", "minimum": 1, "maximum": LIST_MAX, "default": LIST_DEFAULT},
+         "description": f"How many games, at most (default {LIST_DEFAULT}, at most {LIST_MAX})."}
 STEP = {"name": "step", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
         "description": "How many log batches to fold (default: all of them)."}
 
@@ -126,8 +131,10 @@ OPS = [
     Op("get", "/words/{language}", "words", "Every word the web pages say, in one language.",
        (200, "The catalogue: each key's template (`{name}` placeholders), or its plural forms by CLDR category.",
         None), (404,), params=(LANGUAGE,), notes={404: "No catalogue for that language."}),
-    Op("get", "/games", "listGames", "Every stored game, the most recently changed first.",
-       (200, "The games.", "GameSummary[]")),
+    Op("get", "/games", "listGames", "The games whose public views changed last, the most recent first.",
+       (200, "The games.", "GameSummary[]"), (400,), params=(LIMIT,),
+       description="Read from the end of the views' store, so a request costs as much whatever the games stored. "
+                   "A game is listed once the projector has written its public view."),
     Op("post", "/games", "createGame", "Open a game; bots sit where `seats` names them, people get tokens.",
        (201, "The game, with one token per person's seat.", "GameCreated"), (400, 401, 409, 413, 422, 429),
        body="NewGame", platform_key=True, notes=CREATE_PROBLEMS,

@@ -16,15 +16,13 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.events import HandDealt
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
-from zioncheck.services.bus.log_store import last_message, read_batches, stored_games
+from zioncheck.services.bus.log_store import batch_count, last_message, read_batches
 from zioncheck.services.bus.topology import (
-    VIEWS,
-    kv_stream,
-    kv_subject,
     public_view_key,
     valid_game_id,
 )
-from zioncheck.services.gateway.wire import GameStatus, GameSummary, ReplayStep
+from zioncheck.services.bus.view_store import recent_public_views
+from zioncheck.services.gateway.wire import LIST_DEFAULT, LIST_MAX, GameStatus, GameSummary, ReplayStep
 
 IN_PLAY = ("the game is in play, and its log holds the cards of every hand: it is served once the game is over "
            "(watch it live on its public WebSocket)")
@@ -65,6 +63,23 @@ def status_of(seen: _Summary) -> GameStatus:
     return "between_hands" if seen.turn is None else "in_play"
 
 
+def game_of_view(subject: str) -> str:
+    """The game of a view's KV subject, $KV.zc_views.<game>.public or .seat.<n>."""
+    return subject.split(".")[2]
+
+
+def _summary(game: str, batches: int, msg) -> GameSummary:
+    """A game's line in the list, from its stored public view (the view's own fields only)."""
+    try:
+        seen = msgspec.json.decode(msg.data, type=_Summary)
+    except msgspec.DecodeError:
+        return GameSummary(game_id=game, batches=batches)
+    return GameSummary(game_id=game, batches=batches, seq=seen.seq, players=seen.players, hand=seen.hand,
+                       turn=seen.turn, game_over=seen.game_over, totals=seen.totals, winners=seen.winners,
+                       idle=seen.idle, abandoned=seen.abandoned, status=status_of(seen),
+                       updated=msg.time.timestamp() if msg.time else None)
+
+
 class Reads:
     def __init__(self, js: JetStreamContext, kv: KeyValue, replays_kept: int = 4):
         self.js, self.kv = js, kv
@@ -88,22 +103,15 @@ class Reads:
         except NotFoundError:  # KeyNotFoundError and KeyDeletedError are NotFoundErrors
             raise NoView("no view of this game yet: is the projector running?") from None
 
-    async def summaries(self) -> list[GameSummary]:
-        """Every stored game, the most recently changed first."""
-        counts = await stored_games(self.js)
-        found = await asyncio.gather(*(self._summary(game, count) for game, count in counts.items()))
-        return sorted(found, key=lambda s: (-(s.updated or 0), s.game_id))
-
-    async def _summary(self, game: str, batches: int) -> GameSummary:
-        try:
-            msg = await self.js.get_msg(kv_stream(VIEWS), subject=kv_subject(VIEWS, public_view_key(game)))
-            seen = msgspec.json.decode(msg.data, type=_Summary)
-        except (NotFoundError, msgspec.DecodeError):
-            return GameSummary(game_id=game, batches=batches)
-        return GameSummary(game_id=game, batches=batches, seq=seen.seq, players=seen.players, hand=seen.hand,
-                           turn=seen.turn, game_over=seen.game_over, totals=seen.totals, winners=seen.winners,
-                           idle=seen.idle, abandoned=seen.abandoned, status=status_of(seen),
-                           updated=msg.time.timestamp() if msg.time else None)
+    async def summaries(self, limit: int = LIST_DEFAULT) -> list[GameSummary]:
+        """The `limit` games whose public views changed last, the most recent first (ValueError for a
+        limit out of 1..LIST_MAX): what one request costs grows with the limit, not the games stored."""
+        if not 1 <= limit <= LIST_MAX:
+            raise ValueError(f"limit must be 1..{LIST_MAX}, not {limit}")
+        views = await recent_public_views(self.js, limit)
+        games = [game_of_view(msg.subject) for msg in views]
+        counts = await asyncio.gather(*(batch_count(self.js, game) for game in games))
+        return [_summary(game, batches, msg) for game, batches, msg in zip(games, counts, views, strict=True)]
 
     async def finished_log(self, game: str) -> bytes:
         """A finished game's log as JSON lines; InPlay while it is in play."""

@@ -90,8 +90,12 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
 GameStatus = Literal["waiting", "in_play", "between_hands", "over", "abandoned"]
 
 
+# GET /games?limit=N lists the N games changed last: LIST_DEFAULT unless asked, never more than LIST_MAX.
+LIST_DEFAULT, LIST_MAX = 100, 1000
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """GET /games: one stored game. The fields past `batches` are empty until the projector has a view.
+    """GET /games: one game whose public view the projector has written.
 
     `status` is `waiting` for a view, `in_play` (`turn` is to play), `between_hands`, `over`, or
     `abandoned` (R21: over with no person left; `totals` are the hands played). `idle` are the seats

@@ -181,10 +181,26 @@ async def test_a_finished_games_log_and_replay_are_served_and_a_game_in_play_kee
     assert "cards" not in json.dumps(msgspec.to_builtins(dealt.feed)), "a replay shows what the feed shows"
     refused(await http.get(f"/games/{finished.game}/replay?step=99"), 400, "bad_parameter")
     refused(await http.get(f"/games/{finished.game}/replay?step=-1"), 400, "bad_parameter")
-    listed = await eventually(lambda: http.get("/games"), lambda r: all(g["seq"] for g in r.json()))
+    listed = await eventually(lambda: http.get("/games"),
+                              lambda r: {g["game_id"] for g in r.json()} >= {finished.game, playing.game})
     summaries = {g["game_id"]: g for g in listed.json()}
     assert summaries[finished.game]["game_over"] and summaries[finished.game]["winners"] == [0]
     assert not summaries[playing.game]["game_over"] and summaries[playing.game]["turn"] == 0
+    assert summaries[finished.game]["batches"] == len(finished.batches) == await logged(client, finished.game)
+
+
+async def test_the_games_list_is_the_most_recently_changed_first_and_as_long_as_asked(http, client):
+    older, seat0, _ = await game_in_play(client)
+    newer, _, _ = await game_in_play(client)
+    await eventually(lambda: http.get("/games"), lambda r: {g["game_id"] for g in r.json()} >= {older.game, newer.game})
+    drawn = await http.post(f"/games/{older.game}/commands", json={"type": "draw_stock"}, headers=bearer(seat0))
+    assert drawn.status_code == 200, drawn.text
+    listed = await eventually(lambda: http.get("/games?limit=2"),
+                              lambda r: [g["game_id"] for g in r.json()] == [older.game, newer.game])
+    assert listed.json()[0]["updated"] >= listed.json()[1]["updated"]
+    assert [g["game_id"] for g in (await http.get("/games?limit=1")).json()] == [older.game]
+    for bad in ("0", "1001", "-1", "ten"):
+        refused(await http.get(f"/games?limit={bad}"), 400, "bad_parameter")
 
 
 async def test_the_public_view_is_the_projectors_and_names_no_card_in_a_hand(http, client):
