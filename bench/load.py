@@ -62,8 +62,7 @@ async def load_ordered_push(js: JetStreamContext, game: str) -> GameState:
 async def load_pull(js: JetStreamContext, game: str, batch: int = 1000) -> GameState:
     """An ephemeral pull consumer on the game's subjects, fetching `batch` messages a request."""
     stream, subject = await log_store.where(js, game)
-    info = await js.stream_info(stream, subjects_filter=subject)
-    total = sum((info.state.subjects or {}).values())
+    total = sum((await log_store.subject_counts(js, stream, subject)).values())
     sub = await js.pull_subscribe(subject, stream=stream, config=ConsumerConfig(
         ack_policy=AckPolicy.NONE, deliver_policy=DeliverPolicy.ALL, mem_storage=True, inactive_threshold=5.0))
     state, read = GameState(), 0

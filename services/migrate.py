@@ -46,12 +46,8 @@ class MigrationRefused(Exception):
 
 async def old_games(js: JetStreamContext) -> dict[str, int]:
     """The games the old log stream holds, and their batches (empty when there is no old stream)."""
-    try:
-        info = await js.stream_info(LOG, subjects_filter="zc.log.*.*")
-    except NotFoundError:
-        return {}
     counts: dict[str, int] = {}
-    for subject, count in (info.state.subjects or {}).items():
+    for subject, count in (await log_store.subject_counts(js, LOG, "zc.log.*.*")).items():
         counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
     return dict(sorted(counts.items()))
 

@@ -6,6 +6,7 @@ services/bus/topology.py). Every append names the log's last sequence for the ga
 cannot fork the log, and a Msg-Id, so a retried append is recognised as already done.
 """
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import BATCH_HEADER, game_of, layout, log_stream, log_subject
 
 WRONG_LAST_SEQUENCE = 10071
+STREAM_NOT_FOUND = 10059
 
 
 class LogConflict(Exception):
@@ -220,27 +222,39 @@ def _stored(msg: Msg, seq: int) -> RawStreamMsg:
 _request_encoder = msgspec.json.Encoder()
 
 
+async def subject_counts(js: JetStreamContext, stream: str, subjects: str, timeout: float = 30.0) -> dict[str, int]:
+    """How many messages `stream` holds on each subject matching `subjects` (empty for no stream).
+
+    The server answers a stream's info with at most 100,000 subjects and says how many there are in
+    all (`total`); nats-py's stream_info stops at the first answer, so the rest are asked for by
+    `offset`, until every one has come."""
+    counts: dict[str, int] = {}
+    while True:
+        request = _request_encoder.encode({"subjects_filter": subjects, "offset": len(counts)})
+        reply = json.loads((await js._nc.request(f"{js._prefix}.STREAM.INFO.{stream}", request, timeout=timeout)).data)
+        if "error" in reply:
+            if reply["error"].get("err_code") == STREAM_NOT_FOUND:
+                return {}
+            raise BadRequestError(code=reply["error"].get("code"), err_code=reply["error"].get("err_code"),
+                                  description=reply["error"].get("description", ""))
+        before = len(counts)
+        counts.update(reply["state"].get("subjects") or {})
+        if len(counts) == before or len(counts) >= reply.get("total", 0):
+            return counts
+
+
 async def stored_games(js: JetStreamContext) -> dict[str, int]:
     """Every game with a log, and how many batches it holds, over every partition."""
     counts: dict[str, int] = {}
     for stream in (await layout(js)).log_streams():
-        try:
-            info = await js.stream_info(stream, subjects_filter=">")
-        except NotFoundError:
-            continue
-        for subject, count in (info.state.subjects or {}).items():
+        for subject, count in (await subject_counts(js, stream, ">")).items():
             counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
     return dict(sorted(counts.items()))
 
 
 async def batch_count(js: JetStreamContext, game: str) -> int:
     """How many batches the game's log holds (0 for a game with no log): the server counts them."""
-    stream, subject = await where(js, game)
-    try:
-        info = await js.stream_info(stream, subjects_filter=subject)
-    except NotFoundError:
-        return 0
-    return sum((info.state.subjects or {}).values())
+    return sum((await subject_counts(js, *await where(js, game))).values())
 
 
 async def where(js: JetStreamContext, game: str) -> tuple[str, str]:

@@ -2,7 +2,7 @@
 import asyncio
 
 import pytest
-from nats.js.api import StreamConfig
+from nats.js.api import StorageType, StreamConfig
 
 from over_nats import new_game
 from zioncheck.contracts.log import Batch, encode
@@ -78,3 +78,18 @@ async def test_reads_at_once_on_one_connection_each_get_their_own_games_and_leav
     await client.nc.flush()
     await asyncio.sleep(0.1)
     assert heard == [b"after"]
+
+
+async def test_every_subject_is_counted_past_the_servers_100000_an_answer(nats_server, client):
+    """`zioncheck games`, `zioncheck migrate` and the gateway's batch counts list a stream's subjects: the
+    server gives 100,000 at most an answer, and nats-py's stream_info the first answer only."""
+    await client.js.add_stream(StreamConfig(name="MANY_SUBJECTS", subjects=["many.>"], storage=StorageType.MEMORY))
+    js = client.nc.jetstream(publish_async_max_pending=8192)
+    for i in range(100_050):
+        await js.publish_async(f"many.{i}", b"x")
+    await js.publish_async_completed()
+    assert len((await client.js.stream_info("MANY_SUBJECTS", subjects_filter=">")).state.subjects) == 100_000
+    counts = await log_store.subject_counts(client.js, "MANY_SUBJECTS", ">")
+    assert len(counts) == 100_050 and set(counts.values()) == {1}
+    assert await log_store.subject_counts(client.js, "MANY_SUBJECTS", "many.7") == {"many.7": 1}
+    assert await log_store.subject_counts(client.js, "NO_SUCH_STREAM", ">") == {}
