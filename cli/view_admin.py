@@ -1,5 +1,6 @@
 """Rebuilding the projector's views from the logs, and reading one back, for the CLI and operators."""
 import asyncio
+from collections.abc import Callable
 
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, NotFoundError
@@ -12,8 +13,10 @@ from zioncheck.services.bus.topology import FEED, VIEWS, ensure_topology, feed_s
 from zioncheck.services.bus.view_store import publish_feed, write_views
 
 
-async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bool = False) -> dict[str, int]:
-    """Recompute the views of every stored game (or of `games`) from the logs; returns each one's seq.
+async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bool = False,
+                  say: Callable[[str], None] = lambda line: None) -> dict[str, int]:
+    """Recompute the views of every stored game (or of `games`) from the logs; returns each one's seq,
+    and says each game as it is done (with how many of how many).
 
     Safe beside a running projector: a view is never replaced by an older one. With
     `feed`, each game's feed is purged and published again from its log, as after a
@@ -22,8 +25,9 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
     the stream ahead of the republished ones.
     """
     kv = await js.key_value(VIEWS)
-    done = {}
-    for game in games if games else await stored_games(js):
+    done: dict[str, int] = {}
+    names = games if games else list(await stored_games(js))
+    for game in names:
         batches = [batch for _, batch in await read_batches(js, game)]
         if not batches:
             raise ValueError(f"no game {game!r} is stored (zioncheck games lists them)")
@@ -37,14 +41,16 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
                 # No Msg-Id: the stream would take the republished batches for repeats of the purged ones.
                 await publish_feed(js, game, replay.seq, batch.events, dedupe=False)
         done[game] = projection.seq
+        say(f"{game}: views at seq {projection.seq}" + (", feed republished" if feed else "")
+            + f" ({len(done)} of {len(names)})")
     return done
 
 
 def rebuild_views(url: str | None, games: list[str], feed: bool, replicas: int | None = None,
-                  credentials: str | None = None) -> dict[str, int]:
+                  credentials: str | None = None, say: Callable[[str], None] = lambda line: None) -> dict[str, int]:
     async def run(js: JetStreamContext) -> dict[str, int]:
         await ensure_topology(js, replicas)  # the bucket and feed stream, if no projector ever ran here
-        return await rebuild(js, games, feed)
+        return await rebuild(js, games, feed, say)
 
     with bus(url, credentials) as access:
         return asyncio.run(_with_js(access, run))

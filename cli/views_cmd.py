@@ -33,12 +33,11 @@ def add(sub) -> None:
 
 def rebuild(args) -> int:
     try:
-        done = rebuild_views(args.nats_url, args.games, args.feed, args.replicas, args.credentials)
+        done = rebuild_views(args.nats_url, args.games, args.feed, args.replicas, args.credentials,
+                             say=lambda line: print(line, flush=True))
     except ValueError as error:
         print(f"zioncheck rebuild-views: {error}", file=sys.stderr)
         return 2
-    for game, seq in done.items():
-        print(f"{game}: views at seq {seq}" + (", feed republished" if args.feed else ""))
     print(f"rebuilt {len(done)} game{'s' * (len(done) != 1)}")
     return 0
 

@@ -93,7 +93,7 @@ async def test_rebuild_views_makes_views_and_feed_again_from_the_logs(nats_serve
         await table.stop()
     rebuilt = await asyncio.to_thread(zioncheck, "rebuild-views", "--feed", *nats_server.cli_args)
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert f"{follower.game}: views at seq {len(follower.batches)}, feed republished" in rebuilt.stdout
+    assert f"{follower.game}: views at seq {len(follower.batches)}, feed republished (1 of 1)" in rebuilt.stdout
     await assert_views_are_the_logs(client, follower)
     shown = await asyncio.to_thread(zioncheck, "view", follower.game, "--seat", "1", *nats_server.cli_args)
     assert decode_seat_view(shown.stdout).cards == list(follower.state.hands[1])
