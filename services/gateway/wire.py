@@ -97,9 +97,10 @@ LIST_DEFAULT, LIST_MAX = 100, 1000
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """GET /games: one game whose public view the projector has written.
 
-    `status` is `waiting` for a view, `in_play` (`turn` is to play), `between_hands`, `over`, or
-    `abandoned` (R21: over with no person left; `totals` are the hands played). `idle` are the seats
-    a bot keeps while their persons are away (R20).
+    `status` is `in_play` (`turn` is to play), `between_hands`, `over`, or `abandoned` (R21: over
+    with no person left; `totals` are the hands played); `waiting`, with the fields past `batches`
+    empty, for a view that cannot be read. `idle` are the seats a bot keeps while their persons are
+    away (R20).
     """
     game_id: str
     batches: int                     # log messages: one per command the game took
