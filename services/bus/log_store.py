@@ -252,11 +252,6 @@ async def stored_games(js: JetStreamContext) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-async def batch_count(js: JetStreamContext, game: str) -> int:
-    """How many batches the game's log holds (0 for a game with no log): the server counts them."""
-    return sum((await subject_counts(js, *await where(js, game))).values())
-
-
 async def where(js: JetStreamContext, game: str) -> tuple[str, str]:
     """The game's log stream and the subject filter of all its batches."""
     found = await layout(js)

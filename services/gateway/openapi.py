@@ -133,7 +133,8 @@ OPS = [
         None), (404,), params=(LANGUAGE,), notes={404: "No catalogue for that language."}),
     Op("get", "/games", "listGames", "The games whose public views changed last, the most recent first.",
        (200, "The games.", "GameSummary[]"), (400,), params=(LIMIT,),
-       description="Read from the end of the views' store, so a request costs as much whatever the games stored. "
+       description="Read from the end of the views' store: a request costs about as much however many games are "
+                   "stored. "
                    "A game is listed once the projector has written its public view."),
     Op("post", "/games", "createGame", "Open a game; bots sit where `seats` names them, people get tokens.",
        (201, "The game, with one token per person's seat.", "GameCreated"), (400, 401, 409, 413, 422, 429),

@@ -4,7 +4,6 @@ Nothing here reads the log of a game in play: its views are what people see of i
 finished game's log is public (its seeds are revealed too), and its replay is the
 public view folded from it step by step (domain.views), never the log itself.
 """
-import asyncio
 import contextlib
 from collections import OrderedDict
 
@@ -16,7 +15,7 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.events import HandDealt
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
-from zioncheck.services.bus.log_store import batch_count, last_message, read_batches
+from zioncheck.services.bus.log_store import last_message, read_batches
 from zioncheck.services.bus.topology import (
     public_view_key,
     valid_game_id,
@@ -68,13 +67,14 @@ def game_of_view(subject: str) -> str:
     return subject.split(".")[2]
 
 
-def _summary(game: str, batches: int, msg) -> GameSummary:
-    """A game's line in the list, from its stored public view (the view's own fields only)."""
+def _summary(msg) -> GameSummary:
+    """A game's line in the list, from its stored public view alone (no request to the server)."""
+    game = game_of_view(msg.subject)
     try:
         seen = msgspec.json.decode(msg.data, type=_Summary)
     except msgspec.DecodeError:
-        return GameSummary(game_id=game, batches=batches)
-    return GameSummary(game_id=game, batches=batches, seq=seen.seq, players=seen.players, hand=seen.hand,
+        return GameSummary(game_id=game, batches=0)
+    return GameSummary(game_id=game, batches=seen.seq, seq=seen.seq, players=seen.players, hand=seen.hand,
                        turn=seen.turn, game_over=seen.game_over, totals=seen.totals, winners=seen.winners,
                        idle=seen.idle, abandoned=seen.abandoned, status=status_of(seen),
                        updated=msg.time.timestamp() if msg.time else None)
@@ -108,10 +108,7 @@ class Reads:
         limit out of 1..LIST_MAX): what one request costs grows with the limit, not the games stored."""
         if not 1 <= limit <= LIST_MAX:
             raise ValueError(f"limit must be 1..{LIST_MAX}, not {limit}")
-        views = await recent_public_views(self.js, limit)
-        games = [game_of_view(msg.subject) for msg in views]
-        counts = await asyncio.gather(*(batch_count(self.js, game) for game in games))
-        return [_summary(game, batches, msg) for game, batches, msg in zip(games, counts, views, strict=True)]
+        return [_summary(msg) for msg in await recent_public_views(self.js, limit)]
 
     async def finished_log(self, game: str) -> bytes:
         """A finished game's log as JSON lines; InPlay while it is in play."""

@@ -103,7 +103,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     away (R20).
     """
     game_id: str
-    batches: int                     # log messages: one per command the game took
+    batches: int                     # log batches, one per command the game took, as its public view has seen
     seq: int = 0                     # log batches its public view has folded
     status: GameStatus = "waiting"
     players: int = 0

@@ -81,7 +81,7 @@ async def test_reads_at_once_on_one_connection_each_get_their_own_games_and_leav
 
 
 async def test_every_subject_is_counted_past_the_servers_100000_an_answer(nats_server, client):
-    """`zioncheck games`, `zioncheck migrate` and the gateway's batch counts list a stream's subjects: the
+    """`zioncheck games`, `zioncheck rebuild-views` and `zioncheck migrate` list a stream's subjects: the
     server gives 100,000 at most an answer, and nats-py's stream_info the first answer only."""
     await client.js.add_stream(StreamConfig(name="MANY_SUBJECTS", subjects=["many.>"], storage=StorageType.MEMORY))
     js = client.nc.jetstream(publish_async_max_pending=8192)
