@@ -50,8 +50,9 @@ def run() -> list[Row]:
                          TARGET_OF_CHAIN * r["chain"],
                          f"bare chain {r['chain']:,.0f}/s: {of_chain:.0%} of it (target >= {TARGET_OF_CHAIN:.0%}); "
                          f"CPU ms a command: table {r['table_cpu_ms']:.2f}, dealer+scoring {r['others_cpu_ms']:.2f}, "
-                         f"nats-server {r['server_cpu_ms']:.2f} (the bare chain's {r['chain_server_cpu_ms']:.2f}), "
-                         f"bots {r['bots_cpu_ms']:.2f}"),
+                         f"nats-server {r['server_cpu_ms']:.2f} (the bare chain's {r['chain_server_cpu_ms']:.2f}, "
+                         f"its requesters' {r['chain_client_cpu_ms']:.2f}), bots {r['bots_cpu_ms']:.2f}; "
+                         f"the machine {r['busy']:.0%} busy (the bare chain: {r['chain_busy']:.0%})"),
                      Row(f"  p99 (P={partitions}, {tables} table(s))", r["p99_ms"], "ms",
                          "publish to its batch in the log", TARGET_P99_MS, f"p50 {r['p50_ms']:.1f} ms", at_most=True)]
     top = max(rates.values(), key=lambda r: r["rate"])

@@ -135,6 +135,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_ticks() -> tuple[int, int]:
+    """(busy, all) CPU ticks of the whole machine so far, every core (Linux /proc/stat): busy counts the
+    kernel's work for no process too (interrupts, the disk's completions), which no process's time shows."""
+    fields = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]   # idle and iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
+    return (after[0] - before[0]) / max(after[1] - before[1], 1)
+
+
 def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False,
          secure: bool = True, ceilings: bool = True, partitions: int | None = None, tables: int = 1,
          chain: bool = False) -> dict:
@@ -157,7 +169,9 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             pids = {"table": [p.pid for p in services[:tables]], "others": [services[-1].pid],
                      "server": [server.process.pid], "bots": [os.getpid()]}
             before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
+            ticks = machine_ticks()
             run = asyncio.run(services_run(server.access, games, seconds))
+            run["busy"] = busy_share(ticks, machine_ticks())
             # each part's CPU over the run (user + system) per command applied: the tables, dealer and
             # scoring, the NATS server, and this process's bots and followers
             for part, found in pids.items():
@@ -165,11 +179,13 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
             if ceilings or chain:
-                before_chain = cpu_seconds(server.process.pid)
+                before_chain = cpu_seconds(server.process.pid), cpu_seconds(os.getpid()), machine_ticks()
                 run["chain"] = asyncio.run(chain_ceiling(server.access, games, partitions=server.partitions))
-                # the server's CPU an append pair of the bare chain, to set beside its CPU a command
-                run["chain_server_cpu_ms"] = (1000 * (cpu_seconds(server.process.pid) - before_chain)
-                                              / max(run["chain"] * CHAIN_SECONDS, 1))
+                pairs = max(run["chain"] * CHAIN_SECONDS, 1)
+                # the server's and the requesters' CPU an append pair of the bare chain, to set beside a command's
+                run["chain_server_cpu_ms"] = 1000 * (cpu_seconds(server.process.pid) - before_chain[0]) / pairs
+                run["chain_client_cpu_ms"] = 1000 * (cpu_seconds(os.getpid()) - before_chain[1]) / pairs
+                run["chain_busy"] = busy_share(before_chain[2], machine_ticks())
         finally:
             for process in services:
                 process.terminate()
