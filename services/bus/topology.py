@@ -205,7 +205,8 @@ def rejected_subject(game: str) -> str:
 
 def game_of(subject: str) -> str:
     """The game a subject names: zc.cmd.<p>.<game>.<origin> and zc.log.<p>.<game>.<kind> carry the
-    partition before it, every other one (zc.cmd.<game>.<origin>, zc.live.<game>.<kind>...) not."""
+    partition before it, every other one (zc.cmd.<game>.<origin>, zc.live.<game>.<kind>, a view's
+    $KV.zc_views.<game>.public...) not."""
     parts = subject.split(".")
     if len(parts) == 5 and parts[1] in ("cmd", "log"):
         return parts[3]

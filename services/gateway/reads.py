@@ -16,10 +16,7 @@ from zioncheck.contracts.events import HandDealt
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
 from zioncheck.services.bus.log_store import last_message, read_batches
-from zioncheck.services.bus.topology import (
-    public_view_key,
-    valid_game_id,
-)
+from zioncheck.services.bus.topology import game_of, public_view_key, valid_game_id
 from zioncheck.services.bus.view_store import recent_public_views
 from zioncheck.services.gateway.wire import LIST_DEFAULT, LIST_MAX, GameStatus, GameSummary, ReplayStep
 
@@ -62,14 +59,9 @@ def status_of(seen: _Summary) -> GameStatus:
     return "between_hands" if seen.turn is None else "in_play"
 
 
-def game_of_view(subject: str) -> str:
-    """The game of a view's KV subject, $KV.zc_views.<game>.public or .seat.<n>."""
-    return subject.split(".")[2]
-
-
 def _summary(msg) -> GameSummary:
     """A game's line in the list, from its stored public view alone (no request to the server)."""
-    game = game_of_view(msg.subject)
+    game = game_of(msg.subject)
     try:
         seen = msgspec.json.decode(msg.data, type=_Summary)
     except msgspec.DecodeError:

@@ -2,14 +2,13 @@
 import pytest
 
 from zioncheck.services.bus import view_store
-from zioncheck.services.bus.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
-from zioncheck.services.gateway.reads import game_of_view
+from zioncheck.services.bus.topology import VIEWS, ensure_topology, game_of, public_view_key, seat_view_key
 
 pytestmark = pytest.mark.integration
 
 
 async def listed(client, limit: int) -> list[str]:
-    return [game_of_view(msg.subject) for msg in await view_store.recent_public_views(client.js, limit)]
+    return [game_of(msg.subject) for msg in await view_store.recent_public_views(client.js, limit)]
 
 
 async def test_the_newest_public_views_come_first_however_many_seat_views_were_written_after_them(
