@@ -31,10 +31,8 @@ from zioncheck.services.bus.topology import (
     STANDINGS,
     commands_stream,
     ensure_topology,
-    game_of,
     layout,
     log_stream,
-    log_subject,
     origin_of,
     stored_command_subject,
 )
@@ -46,10 +44,7 @@ class MigrationRefused(Exception):
 
 async def old_games(js: JetStreamContext) -> dict[str, int]:
     """The games the old log stream holds, and their batches (empty when there is no old stream)."""
-    counts: dict[str, int] = {}
-    for subject, count in (await log_store.subject_counts(js, LOG, "zc.log.*.*")).items():
-        counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
-    return dict(sorted(counts.items()))
+    return log_store.per_game(await log_store.subject_counts(js, LOG, "zc.log.*.*"))
 
 
 async def _stored(js: JetStreamContext, stream: str, subject: str) -> list:
@@ -89,7 +84,7 @@ async def migrate(js: JetStreamContext, say: Callable[[str], None] = lambda line
             ack = await js.publish(stored_command_subject(p, game, origin_of(msg.subject)), msg.data,
                                    stream=commands_stream(p))
             renumbered[msg.metadata.sequence.stream] = ack.seq
-        logged = log_store.LoggedGame(game=game, partition=p, stream=log_stream(p), subject=log_subject(p, game))
+        logged = log_store.LoggedGame(game=game, partition=p)
         moved: dict[int, int] = {}   # each batch's old log sequence -> its new one
         for msg in await _stored(js, LOG, f"zc.log.{game}.*"):
             batch = decode_batch(msg.data)

@@ -34,8 +34,8 @@ class LogConflict(Exception):
 class LoggedGame:
     game: str
     partition: int = 0       # the game's partition (topology.partition_of)
-    stream: str = ""         # the game's partition's log stream
-    subject: str = ""        # zc.log.<p>.<game>.*, every batch of the game
+    stream: str = field(init=False)    # the game's partition's log stream
+    subject: str = field(init=False)   # zc.log.<p>.<game>.*, every batch of the game
     state: GameState = field(default_factory=GameState)
     last_seq: int = 0        # stream sequence of the game's last log message
     applied: int = 0         # commands-stream sequence of the last command applied
@@ -44,6 +44,9 @@ class LoggedGame:
     # The table's notes on the game's deadline (R19-R21), its own clock's seconds since the epoch:
     due_at: float | None = None    # when the deadline its log calls for falls due (None: not noted here)
     timer_at: float | None = None  # when the schedule it set fires (None: none it knows to be pending)
+
+    def __post_init__(self) -> None:
+        self.stream, self.subject = log_stream(self.partition), log_subject(self.partition, self.game)
 
 
 async def read_batches(js: JetStreamContext, game: str, kind: str = "*") -> list[tuple[int, Batch]]:
@@ -243,13 +246,20 @@ async def subject_counts(js: JetStreamContext, stream: str, subjects: str, timeo
             return counts
 
 
+def per_game(counts: dict[str, int]) -> dict[str, int]:
+    """Counts by subject (subject_counts), summed by the game each subject names, in game order."""
+    games: dict[str, int] = {}
+    for subject, count in counts.items():
+        games[game_of(subject)] = games.get(game_of(subject), 0) + count
+    return dict(sorted(games.items()))
+
+
 async def stored_games(js: JetStreamContext) -> dict[str, int]:
     """Every game with a log, and how many batches it holds, over every partition."""
     counts: dict[str, int] = {}
     for stream in (await layout(js)).log_streams():
-        for subject, count in (await subject_counts(js, stream, ">")).items():
-            counts[game_of(subject)] = counts.get(game_of(subject), 0) + count
-    return dict(sorted(counts.items()))
+        counts |= await subject_counts(js, stream, ">")
+    return per_game(counts)
 
 
 async def where(js: JetStreamContext, game: str) -> tuple[str, str]:
@@ -272,9 +282,7 @@ async def next_message(js: JetStreamContext, game: str, after: int):
 
 async def load(js: JetStreamContext, game: str) -> LoggedGame:
     """A game's state folded from its whole log."""
-    partition = (await layout(js)).of(game)
-    logged = LoggedGame(game=game, partition=partition, stream=log_stream(partition),
-                        subject=log_subject(partition, game))
+    logged = LoggedGame(game=game, partition=(await layout(js)).of(game))
     await catch_up(js, logged)
     return logged
 
