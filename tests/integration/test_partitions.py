@@ -116,19 +116,26 @@ async def test_two_table_instances_share_the_partitions_and_play_every_game_exac
     where = await layout(client.js)
     tables = [await Services().start(["table"], nats_server.access) for _ in range(2)]
     others = await Services().start(["dealer", "scoring"], nats_server.access)
+    share = [where.partitions // 2, where.partitions - where.partitions // 2]
     try:
-        games = await play_games(client, 2 * where.partitions)
-        assert {where.of(f.game) for f, _ in games} == set(range(where.partitions)), "games in every partition"
-        await asyncio.wait_for(asyncio.gather(*(play for _, play in games)), timeout=240)
-        for follower, _ in games:
-            await exactly_as_one_table(client, follower)
-        held = [t.direct[0].held() for t in tables]
-        for _ in range(100):  # the second instance took its share once it saw the first hold them all
-            if all(held) and sum(map(len, held)) == where.partitions:
+        # The second instance takes its share once it sees the first hold them all; a partition given
+        # away is pinned to it with the next command delivered there, so the split is looked for while
+        # games play (another round of games if the first ended before it).
+        played, held = [], []
+        for _ in range(3):
+            games = await play_games(client, 2 * where.partitions)
+            assert {where.of(f.game) for f, _ in games} == set(range(where.partitions)), "games in every partition"
+            plays = asyncio.ensure_future(asyncio.gather(*(play for _, play in games)))
+            while not plays.done() and sorted(map(len, held)) != share:
+                await asyncio.sleep(0.1)
+                held = [t.direct[0].held() for t in tables]
+            await asyncio.wait_for(plays, timeout=240)
+            played += [follower for follower, _ in games]
+            if sorted(map(len, held)) == share:
                 break
-            await asyncio.sleep(0.1)
-            held = [t.direct[0].held() for t in tables]
-        assert sorted(map(len, held)) == [where.partitions // 2, where.partitions - where.partitions // 2], held
+        for follower in played:
+            await exactly_as_one_table(client, follower)
+        assert sorted(map(len, held)) == share, held
         assert not set(held[0]) & set(held[1]), "a partition pinned to both"
     finally:
         for running in (*tables, others):
