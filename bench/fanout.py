@@ -143,7 +143,8 @@ def measure(levels=LEVELS) -> list[dict]:
         keys.write_text(f"bench:{key}\n")
         asyncio.run(prepare_topology(server.access))
         cli = [sys.executable, "-m", "zioncheck.cli.main", "serve", *server.cli_args, "--log-level", "warning"]
-        processes = [subprocess.Popen([*cli, "table", "dealer", "scoring", "projector"], stdout=subprocess.PIPE),
+        processes = [subprocess.Popen([*cli, "table", "dealer", "scoring", "projector", "intake"],
+                                      stdout=subprocess.PIPE),
                      subprocess.Popen([*cli, "gateway", "--port", str(port), "--platform-keys", str(keys)],
                                       stdout=subprocess.PIPE)]
         try:

@@ -112,7 +112,7 @@ def failover(partitions: int = 2) -> float:
     with tempfile.TemporaryDirectory() as store:
         server = NatsServer(Path(store) / "jetstream", partitions=partitions)
         asyncio.run(prepare_topology(server.access))
-        others = _serve(server, ["dealer", "scoring"])
+        others = _serve(server, ["dealer", "scoring", "intake"])
         FIRST[:] = [_serve(server, ["table"])]
         try:
             return asyncio.run(_failover(server))

@@ -24,11 +24,13 @@ from nats.js.api import StorageType, StreamConfig
 from bench import Row
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
-from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.commands import PLAY, StartGame
+from zioncheck.contracts.log import encode
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import NatsServer
 from zioncheck.services.bus.publish import publish_stored
+from zioncheck.services.bus.topology import layout, stored_command_subject
 from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import prepare_topology
 
@@ -39,15 +41,22 @@ PROFILE: list[str] = []  # e.g. ["-m", "cProfile", "-o", "table.prof"] to profil
 
 
 class TimedClient(GameClient):
-    """Notes when each command left, so latency runs from publish to the log."""
+    """Notes when each command left, so latency runs from its send to the log. `straight`: store each
+    command itself, as the operator may, where the intake would (the path before the intake, for
+    measuring what the intake costs)."""
 
-    def __init__(self, nc):
+    def __init__(self, nc, straight: bool = False):
         super().__init__(nc)
         self.sent: dict[tuple[str, int], float] = {}
+        self.straight = straight
 
-    async def send(self, game, command, as_dealer=False, msg_id=None):
+    async def send(self, game, command, as_dealer=False, msg_id=None, patience=0.0):
         started = time.perf_counter()
-        seq = await super().send(game, command, as_dealer, msg_id)
+        if self.straight:
+            where = await layout(self.js)
+            seq = await publish_stored(self.js, stored_command_subject(where.of(game), game, PLAY), encode(command))
+        else:
+            seq = await super().send(game, command, as_dealer, msg_id)
         self.sent[(game, seq)] = started
         return seq
 
@@ -61,8 +70,8 @@ async def _game(client: TimedClient, index: int, followers: list) -> None:
     await play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(PLAYERS)}, rng)
 
 
-async def services_run(access: Access, games: int, seconds: float) -> dict:
-    client = TimedClient(await connect(access, "bots"))
+async def services_run(access: Access, games: int, seconds: float, intake: bool = True) -> dict:
+    client = TimedClient(await connect(access, "bots" if intake else "operator"), straight=not intake)
     followers: list = []
     started = time.perf_counter()
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
@@ -149,8 +158,10 @@ def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
 
 def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False,
          secure: bool = True, ceilings: bool = True, partitions: int | None = None, tables: int = 1,
-         chain: bool = False) -> dict:
-    """One run; `partitions` None is the embedded default P, `tables` the table instances (each a process)."""
+         chain: bool = False, intake: bool = True) -> dict:
+    """One run; `partitions` None is the embedded default P, `tables` the table instances (each a process).
+    The intake runs in a process of its own; `intake=False` runs none, and the bots store their
+    commands themselves, as every client did before the intake."""
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
         server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions)
@@ -160,17 +171,18 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
         services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "zioncheck.cli.main", "serve", *names,
                                       "--nats-url", server.url, "--credentials", str(server.credentials),
                                       "--log-level", "warning"], stdout=subprocess.PIPE)
-                    for names in ([["table"]] * tables + [others])]
+                    for names in ([["table"]] * tables + [others] + [["intake"]] * intake)]
         try:
             for process in services:
                 assert b"serving" in process.stdout.readline()
             if tables > 1:
                 time.sleep(8.0)  # the instances settle who works which partition before the clock starts
-            pids = {"table": [p.pid for p in services[:tables]], "others": [services[-1].pid],
-                     "server": [server.process.pid], "bots": [os.getpid()]}
+            pids = {"table": [p.pid for p in services[:tables]], "others": [services[tables].pid],
+                     "intake": [p.pid for p in services[tables + 1:]], "server": [server.process.pid],
+                     "bots": [os.getpid()]}
             before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
             ticks = machine_ticks()
-            run = asyncio.run(services_run(server.access, games, seconds))
+            run = asyncio.run(services_run(server.access, games, seconds, intake))
             run["busy"] = busy_share(ticks, machine_ticks())
             # each part's CPU over the run (user + system) per command applied: the tables, dealer and
             # scoring, the NATS server, and this process's bots and followers
@@ -196,22 +208,44 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
     return run
 
 
-def permission_cost(rounds: int = 2) -> tuple[dict, dict]:
-    """The best run with no users or permissions and the best with them, taken in turns so that
-    the machine's drift weighs on both alike."""
+def best_in_turns(setting: str, rounds: int = 2) -> tuple[dict, dict]:
+    """The best run with `setting` off and the best with it on (a keyword of main: `secure`, the users
+    and permissions; `intake`, every command through the intake), taken in turns so that the
+    machine's drift weighs on both alike."""
     runs: dict[bool, list[dict]] = {False: [], True: []}
     for _ in range(rounds):
-        for secure in (False, True):
-            runs[secure].append(main(secure=secure, ceilings=False))
-    best = {secure: max(found, key=lambda r: r["rate"]) for secure, found in runs.items()}
+        for on in (False, True):
+            runs[on].append(main(**{setting: on}, ceilings=False))
+    best = {on: max(found, key=lambda r: r["rate"]) for on, found in runs.items()}
     return best[False], best[True]
+
+
+def permission_cost(rounds: int = 2) -> tuple[dict, dict]:
+    return best_in_turns("secure", rounds)
+
+
+def intake_rows() -> list[Row]:
+    straight, through = best_in_turns("intake")
+    cpu = {r is through: sum(r[f"{part}_cpu_ms"] for part in ("table", "others", "intake", "server", "bots"))
+           for r in (straight, through)}
+    return [
+        Row("service, clients storing commands themselves", straight["rate"], "commands/s",
+            f"{GAMES} concurrent 4-bot games, sync always; best of 2, in turns with the next row",
+            versus=f"p99 {straight['p99_ms']:.1f} ms, {cpu[False]:.3f} ms CPU a command"),
+        Row("service, every command through the intake", through["rate"], "commands/s",
+            "the same, every command handed to the intake", 0.85 * straight["rate"],
+            f"{through['rate'] / straight['rate']:.0%} of the rate without it (target >= 85%); "
+            f"p99 {through['p99_ms']:.1f} ms; {cpu[True]:.3f} ms CPU a command, the intake's "
+            f"{through['intake_cpu_ms']:.3f} ms"),
+    ]
 
 
 def run() -> list[Row]:
     """Every append synced to disk (the embedded default), then with the projector too, then the
     server's own sync interval."""
+    rows = intake_rows()
     unchecked, checked = permission_cost()
-    rows = [Row("service, no users or permissions", unchecked["rate"], "commands/s",
+    rows += [Row("service, no users or permissions", unchecked["rate"], "commands/s",
                 f"{GAMES} concurrent 4-bot games over NATS, sync always; best of 2, in turns with the next row",
                 versus=f"p99 {unchecked['p99_ms']:.1f} ms"),
             Row("service, every login checked", checked["rate"], "commands/s", "the same, with the shipped permissions",

@@ -39,6 +39,7 @@ from zioncheck.contracts.commands import (
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.feed import FeedBatch
+from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, Refused, Taken
 from zioncheck.contracts.log import Batch
 from zioncheck.contracts.scores import HandScored, Standings
 from zioncheck.contracts.views import PublicView, SeatView
@@ -49,12 +50,13 @@ from zioncheck.services.bus.topology import (
     SCORES,
     STANDINGS,
     VIEWS,
-    command_subject,
     commands_stream,
     feed_subject,
+    intake_subject,
     kv_subject,
     log_stream,
     log_subject,
+    public_feed_subject,
     public_view_key,
     rejected_subject,
     schedule_subject,
@@ -62,6 +64,7 @@ from zioncheck.services.bus.topology import (
     seat_view_key,
     stored_command_subject,
     stream_configs,
+    view_live_subject,
 )
 from zioncheck.services.wiring import SPECS
 
@@ -70,8 +73,8 @@ GAME = "{game}"   # the channel parameters, as AsyncAPI writes them in an addres
 SEAT = "{seat}"
 PARTITION = "{partition}"
 PARAMETERS = {
-    "partition": {"description": ("The game's partition, 0 to P - 1: fnv-1a 32 of the game id mod P, as the server's "
-                                  "subject mapping computes it for every command published on zc.cmd.<game>.*."),
+    "partition": {"description": ("The game's partition, 0 to P - 1: fnv-1a 32 of the game id mod P, as the intake "
+                                  "and the dealer compute it for every command they store."),
                   "examples": ["0"]},
     "game": {"description": "The game id: one subject token of letters, digits, - and _ (at most 64 characters).",
              "examples": ["table-7"]},
@@ -129,10 +132,12 @@ class Message:
         return self.name or self.payload.__name__
 
 
-COMMAND_ID = Header("Nats-Msg-Id", (
-    f"Optional. A sender's id for this command: JetStream stores the first publish with a given id "
-    f"and acks a repeat within {_duplicate_window(commands_stream(0)):g} s as a duplicate carrying the first one's "
-    f"seq, so a publish can be retried without playing the command twice."))
+COMMAND_KEY = Header(KEY_HEADER, (
+    f"Optional. The sender's idempotency key for this command, 1 to {KEY_MAX} printable ASCII characters: the "
+    f"intake stores the first command with a given key for its game and answers a repeat within "
+    f"{_duplicate_window(commands_stream(0)):g} s with the first one's seq (duplicate: true), so a send can be "
+    f"retried without playing the command twice."))
+STORED_ID = Header("Nats-Msg-Id", "in:<game>:<key>: set by the intake from the sender's Zc-Key, when there is one.")
 DEALER_ID = Header("Nats-Msg-Id", "deal:<game>:<hand> or reveal:<game>:<hand>: one deal and one reveal per hand.")
 SCHEDULE = Header("Nats-Schedule", "@at <RFC 3339 UTC time>: when the server delivers the timeout.",
                   required=True)
@@ -159,16 +164,18 @@ CAUSE = Header("Zc-Cause", (
     required=True, pattern="^[1-9][0-9]*$")
 
 CHANNELS = {
-    "commands": Channel(command_subject(GAME, PLAY), "Commands", (
-        f"Commands for one game, stored in its partition's stream {COMMANDS} as "
-        "zc.cmd.<partition>.<game>.play (the server's subject mapping adds the partition): a game's start "
-        "and its seats' moves. Only the "
-        "platform, gateway and bots logins may publish here. The stream sequence totally orders a "
-        "game's commands, whatever their subject; the publish ack's seq is the command's number, "
-        "which comes back as the `cause` of its batch in the log: the views show it as `applied` once "
-        "folded, and a seat's view lists the seat's refusals by it. Larger than 16 KiB, empty, nested deeper "
-        "than 8, or not a command: refused as bad_command, never retried.")),
-    "dealerCommands": Channel(command_subject(GAME, DEALER), "Dealer commands", (
+    "commands": Channel(intake_subject(GAME), "Commands", (
+        "Request/reply to the intake (queue group zc-intake, NATS Services API): a game's start and its "
+        "seats' moves. Platforms, the gateway and the bots send here; no stream captures this subject, "
+        "and whatever headers a request carries, none reaches a stream. The intake answers `Taken` with "
+        "the command's seq in its game's commands stream, or `Refused` with a reason (nothing stored): "
+        "larger than 16 KiB, empty, nested deeper than 8, or not a command (bad_command, with the R18 "
+        "refusal), a bad game id or key, or a limit reached (game_full, store_full). The seq comes back "
+        "as the `cause` of the command's batch in the log: the views show it as `applied` once folded, "
+        "and a seat's view lists the seat's refusals by it. The intake stores it on "
+        f"{stored_command_subject(PARTITION, GAME, PLAY)} in stream {COMMANDS}, which only it may publish on.")),
+    "commandReply": Channel(None, "Intake answers", "The requester's reply inbox."),
+    "dealerCommands": Channel(stored_command_subject(PARTITION, GAME, DEALER), "Dealer commands", (
         f"The dealer's deals and seed reveals for one game (stream {COMMANDS}, ordered with the "
         "seats' commands). Only the dealer's login may publish here: the table takes authority from "
         "the subject, never from a header. A deal or reveal on any other subject is refused.")),
@@ -199,25 +206,29 @@ CHANNELS = {
         "the refused command.")),
     "standings": Channel(kv_subject(STANDINGS, GAME), "Standings", (
         f"The KV bucket {STANDINGS}, key <game>: the game's latest standings, put when a game "
-        "starts, a hand ends or the game ends. Read it with `kv.get(game)` or `kv.watch(game)` "
+        "starts, a hand ends or the game ends. Read it with `kv.get(game)` (a direct get) "
         f"on `js.key_value(\"{STANDINGS}\")`; each put is a message on this subject.")),
     "feed": Channel(feed_subject(GAME), "Public feed", (
         f"The redacted public feed (stream {FEED}), written by the projector: one FeedBatch per log "
         "batch with anything public in it, each event as a spectator may see it. A stock draw names "
         "no card, a deal shows hand sizes, the stock count and the commitment, a reshuffle the new "
         "stock's size; refusals are left out. `seq` is the log batch's number (from 1), the views' "
-        "count: replay the stream from the start, or from after a view's seq.")),
+        "count: replay the stream from the start, or from after a view's seq. The server republishes each "
+        f"batch it stores on {public_feed_subject(GAME)}: readers outside the house make no consumer, they "
+        "follow that subject and read the stream by direct get.")),
     "publicView": Channel(kv_subject(VIEWS, public_view_key(GAME)), "Public view", (
         f"The KV bucket {VIEWS}, key <game>.public: all a spectator may know of the game, put by the "
         "projector as the log grows (batches close together share one put). Read it with "
-        f"`kv.get` or `kv.watch` on `js.key_value(\"{VIEWS}\")`; keep the highest `seq`. `applied` is "
+        f"a direct get (`kv.get`), and follow each put on {view_live_subject(public_view_key(GAME))}, where the "
+        "server republishes it; keep the highest `seq`. `applied` is "
         "the command whose batch was folded last: a command whose publish ack seq is at most "
         "`applied` has been handled.")),
     "seatView": Channel(kv_subject(VIEWS, seat_view_key(GAME, SEAT)), "Seat view", (
         f"The KV bucket {VIEWS}, key <game>.seat.<seat>: the public view plus that seat's own cards "
         "and its latest refusals (R18), whose details may name its cards. Once `public.applied` is at "
-        "least a command's publish ack seq, the command was refused if a refusal has that seq as "
-        "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway).")),
+        "least a command's seq (the intake's answer), the command was refused if a refusal has that seq as "
+        "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway). Each put "
+        f"is republished on {view_live_subject(seat_view_key(GAME, SEAT))}.")),
     "reshuffle": Channel(RESHUFFLE, "Reshuffle requests", (
         "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer). Only "
         "the table may ask and only the dealer may listen; the dealer answers only for a live hand "
@@ -226,7 +237,8 @@ CHANNELS = {
 }
 
 OPERATIONS = {
-    "sendCommand": Operation("send", "commands", "A platform opens a game and sends its seats' moves."),
+    "sendCommand": Operation("send", "commands", "A platform opens a game and sends its seats' moves.",
+                             reply="commandReply"),
     "sendDealerCommand": Operation("send", "dealerCommands",
                                    "The dealer deals each hand, reshuffles and reveals seeds."),
     "scheduleTimeout": Operation("send", "schedules", "The table sets a game's next deadline."),
@@ -244,8 +256,10 @@ OPERATIONS = {
 }
 
 MESSAGES = [
-    Message("sendCommand", StartGame, "Open a game.", (COMMAND_ID,)),
-    Message("sendCommand", SeatCommand, "A seat's move (docs/scenarios.md).", (COMMAND_ID,), name="SeatCommand"),
+    Message("sendCommand", StartGame, "Open a game.", (COMMAND_KEY,)),
+    Message("sendCommand", SeatCommand, "A seat's move (docs/scenarios.md).", (COMMAND_KEY,), name="SeatCommand"),
+    Message("sendCommand", Taken, "Stored: the command's seq in its game's commands stream.", reply=True),
+    Message("sendCommand", Refused, "Not stored, and why.", reply=True),
     Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
             (DEALER_ID,), name="DealerCommand"),
     Message("scheduleTimeout", TimerCommand, "The timeout the server delivers when the deadline comes.",

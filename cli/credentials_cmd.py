@@ -37,6 +37,9 @@ def add(sub) -> None:
                    help=f"with --deploy: spread games over P partitions, each with its own commands and log "
                         f"streams (default {DEFAULT_PARTITIONS}; docs/scaling.md). A store keeps the P it was "
                         f"made with")
+    p.add_argument("--replicas", type=int, default=1, choices=(1, 3, 5),
+                   help="with --deploy: the replicas the streams will have (default 1; 3 for the cluster): the "
+                        "account's storage cap counts every replica's bytes (ZIONCHECK_STORE_GIB times this)")
     p.set_defaults(func=main)
 
 
@@ -54,7 +57,7 @@ def main(args) -> int:
             add_user(folder, args.add, args.role)
         if args.deploy:
             routes = [route.strip() for route in args.routes.split(",") if route.strip()]
-            for path in write_server_files(Path(args.deploy), routes, args.partitions):
+            for path in write_server_files(Path(args.deploy), routes, args.partitions, args.replicas):
                 print(f"wrote {path}")
     except (OSError, ValueError) as error:
         print(f"zioncheck credentials: {error}", file=sys.stderr)

@@ -21,7 +21,7 @@ async def start_game(client: GameClient, follower: Follower, game: str, players:
     """Open the game, the bots service playing the seats `seats` gives a bot (at `pace` seconds a
     move), or fail in one line with the table's reason."""
     start = StartGame(game_id=game, players=players, seats=seats or [], limits=Limits(bot_seconds=pace))
-    started = await follower.outcome(await client.send(game, start))
+    started = await client.play(follower, start)
     if refused := refusal_of(started):
         why = explain_refusal(refused.reason, refused.detail, words.language)
         raise CommandFailed(words.START_REFUSED.format(why=why), 1)

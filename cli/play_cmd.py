@@ -98,7 +98,7 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
             except NotAMove as reason:
                 out.reply(words.NOT_UNDERSTOOD.format(reason=reason))
                 continue
-            if rejected := refusal_of(await follower.outcome(await client.send(game, command))):
+            if rejected := refusal_of(await client.play(follower, command)):
                 out.reply(words.REFUSED.format(why=_why(rejected, command)))
         return follower.state
     finally:

@@ -2,7 +2,8 @@
 
 The stacked deal goes in as the dealer's deal of a game started `stacked`, the
 scenario's seed as the dealer's seed for that hand, and each command as the raw
-bytes the scenario gives, so the table reads them exactly as a platform's.
+bytes the scenario gives, handed to the intake exactly as a platform's (bytes that are no
+command are refused there, with the refusal the table would give).
 """
 import asyncio
 
@@ -34,12 +35,12 @@ async def play(s: Scenario, access: Access, services: Services | None = None) ->
         await seeds.put(seed_key(game, s.hand), f"{s.seed:064x}".encode())
         follower = await client.follow(game)
         start = StartGame(game_id=game, players=s.players, dealer=s.first_dealer, first_hand=s.hand, stacked=True)
-        await follower.outcome(await client.send(game, start))
+        await client.play(follower, start)
         deal = Deal(hand=s.hand, hands=s.hands, stock=s.stock, discard=s.discard)
         await follower.outcome(await client.send(game, deal, as_dealer=True))
         results = []
         for index, raw in enumerate(s.commands):
-            events = await follower.outcome(await client.send(game, bytes(raw)))
+            events = await client.play(follower, bytes(raw))
             results.append(result(index, events))
         await follower.stop()
         return {"results": results, "state": view(follower.state)}

@@ -1,7 +1,9 @@
 """The house's side of the wire: send commands to a game and follow its log.
 
-Each command's sequence comes back in the publish ack; the table records it as the
-`cause` of the batch it appends, so the sender finds its outcome by that number.
+A command is handed to the intake (services/intake), which stores it and answers with its
+sequence in the game's commands stream, or refuses it (CommandRefused: nothing was stored).
+The table records the sequence as the `cause` of the batch it appends, so the sender finds its
+outcome by that number.
 
 A client logs in as a role (services/bus/access.py): following a game's log takes a role that
 may read it (the gateway, bots, the services, the operator). A platform or a spectator
@@ -17,24 +19,36 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
-from zioncheck.contracts.commands import DEALER, PLAY, Command
+from zioncheck.contracts.commands import DEALER, Command
 from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.intake import KEY_HEADER, Refused, Taken, decode_reply
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.contracts.scores import Standings
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.log_store import last_message, read_batches
-from zioncheck.services.bus.publish import publish_stored
+from zioncheck.services.bus.publish import publish_stored, request
 from zioncheck.services.bus.topology import (
     BATCH_HEADER,
     LOG,
     STANDINGS,
-    command_subject,
+    intake_subject,
+    layout,
     live_subject,
     rejected_subject,
+    stored_command_subject,
 )
 
 RECHECK = 5.0   # seconds a wait goes before asking the stream whether a batch was missed
+SEND_PATIENCE = 30.0   # seconds a keyed send is tried again while the store does not answer
+
+
+class CommandRefused(Exception):
+    """The intake refused a command: nothing was stored. `refusal` says why (contracts.intake)."""
+
+    def __init__(self, refusal: Refused):
+        super().__init__(f"{refusal.reason}: {refusal.detail}")
+        self.refusal = refusal
 
 
 class GameClient:
@@ -47,14 +61,48 @@ class GameClient:
         return cls(await connect(access, user))
 
     async def send(self, game: str, command: Command | bytes, as_dealer: bool = False,
-                   msg_id: str | None = None) -> int:
-        """Publish a command; returns its sequence in the commands stream.
+                   msg_id: str | None = None, patience: float = SEND_PATIENCE) -> int:
+        """Hand a command to the intake; returns its sequence in the game's commands stream.
+        Raises CommandRefused when the intake refuses it.
 
-        `as_dealer` sends on the dealer's subject, which only the dealer's login may publish on.
+        `msg_id` is the idempotency key: with one, a send the store did not answer is sent again
+        with the same key for up to `patience` seconds, and is stored once whatever happens.
+        `as_dealer` stores a dealer's command itself, which only the dealer's and the operator's
+        logins may do.
         """
         data = command if isinstance(command, bytes) else encode(command)
-        headers = {"Nats-Msg-Id": msg_id} if msg_id else None
-        return await publish_stored(self.js, command_subject(game, DEALER if as_dealer else PLAY), data, headers)
+        if as_dealer:
+            partition = (await layout(self.js)).of(game)
+            headers = {"Nats-Msg-Id": msg_id} if msg_id else None
+            return await publish_stored(self.js, stored_command_subject(partition, game, DEALER), data, headers)
+        headers = {KEY_HEADER: msg_id} if msg_id else None
+        deadline, pause = time.monotonic() + patience, 0.05
+        while True:
+            try:
+                answer = decode_reply((await request(self.nc, intake_subject(game), data, self.js._timeout,
+                                                     headers)).data)
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+                answer = Refused(reason="unavailable", detail=f"no answer from the intake ({type(error).__name__})")
+            if isinstance(answer, Taken):
+                return answer.seq
+            if answer.reason != "unavailable" or msg_id is None or time.monotonic() + pause > deadline:
+                raise CommandRefused(answer)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+    async def play(self, follower: "Follower", command: Command | bytes, timeout: float = 30.0,
+                   msg_id: str | None = None) -> list:
+        """Send a command to the follower's game and wait for what it did: the events of its batch,
+        or one Rejected, whether the table refused it or the intake found it no command at all (the
+        same R18 refusal the table would give). CommandRefused for a refusal no rule gives (a limit,
+        a store that does not answer)."""
+        try:
+            seq = await self.send(follower.game, command, msg_id=msg_id)
+        except CommandRefused as refused:
+            if refused.refusal.rejected is None:
+                raise
+            return [refused.refusal.rejected]
+        return await follower.outcome(seq, timeout)
 
     async def follow(self, game: str) -> "Follower":
         follower = Follower(game)

@@ -22,6 +22,8 @@ RESHUFFLES = Counter("zc_reshuffles_total", "R16 reshuffles the dealer made")
 SEEDS_REVEALED = Counter("zc_seeds_revealed_total", "Hand seeds the dealer revealed")
 HANDS_SCORED = Counter("zc_hands_scored_total", "Hands the scoring service scored")
 VIEWS_WRITTEN = Counter("zc_views_written_total", "Writes of a game's views (public and every seat) to KV zc_views")
+INTAKE = Counter("zc_intake_total", "Commands handed to the intake: taken (stored) or refused, by reason",
+                 ["outcome", "reason"])
 FEED_PUBLISHED = Counter("zc_feed_batches_total", "Redacted feed batches the projector published")
 
 

@@ -42,6 +42,7 @@ from zioncheck.services.bus.topology import (
     stored_command_subject,
 )
 from zioncheck.services.dealer.service import DealerService
+from zioncheck.services.intake.service import IntakeService
 from zioncheck.services.projector.service import ProjectorService
 from zioncheck.services.scoring.service import ScoringService
 from zioncheck.services.table.service import TableService
@@ -105,6 +106,10 @@ SPECS = (
                 lambda nc, js: ProjectorService(js),
                 (Takes("log", _all_log, "zc-projector", log_stream, workers=32),),
                 (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED)),
+    # Answers requests through NATS's Services API (its own queue group and discovery), so it is
+    # started on its connection rather than wired here; stateless: run as many as the load needs.
+    ServiceSpec("intake", "the one door for commands: checks each one and stores it in its game's partition",
+                lambda nc, js: IntakeService(nc, js), (), (metrics.INTAKE,)),
     # Takes nothing through a durable consumer: it follows the games whose starts seated its bots
     # (read from the log on start, heard on zc.live.*.hand after), so every instance plays every game.
     ServiceSpec("bots", "plays the bot seats every game's start names, resuming them from the log after a restart",

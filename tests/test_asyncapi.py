@@ -114,10 +114,10 @@ def test_the_headers_a_sender_reads_or_sets_are_documented():
     messages = committed()["components"]["messages"]
     assert "Zc-Role" not in messages["DealerCommand"]["headers"]["properties"], "authority never rides in a header"
     assert "Zc-Cause" in messages["Rejected"]["headers"]["required"]
-    assert "Nats-Msg-Id" in messages["SeatCommand"]["headers"]["properties"]
+    assert set(messages["SeatCommand"]["headers"]["properties"]) == {"Zc-Key"}, "no header of a sender's is stored"
 
 
 def test_dealer_commands_have_a_subject_of_their_own_that_seats_do_not_share():
     channels = committed()["channels"]
-    assert channels["commands"]["address"] == "zc.cmd.{game}.play"
-    assert channels["dealerCommands"]["address"] == "zc.cmd.{game}.dealer"
+    assert channels["commands"]["address"] == "zc.in.{game}"
+    assert channels["dealerCommands"]["address"] == "zc.cmd.{partition}.{game}.dealer"

@@ -5,7 +5,7 @@ import random
 import structlog
 
 from zioncheck.bots import Bot
-from zioncheck.client import Follower, GameClient
+from zioncheck.client import CommandRefused, Follower, GameClient
 from zioncheck.contracts.events import Discarded
 from zioncheck.domain.refusal import refusal_of
 
@@ -44,11 +44,19 @@ async def _out_of_turn(client: GameClient, follower: Follower, bots: dict[int, B
             await _send(client, follower, command)
 
 
+NOT_STORED_PAUSE = 0.2   # seconds before a bot whose command was not stored looks again
+
+
 async def _send(client: GameClient, follower: Follower, command) -> list:
-    seq = await client.send(follower.game, command)
-    events = await follower.outcome(seq)
+    try:
+        events = await client.play(follower, command)
+    except CommandRefused as refused:   # not stored (a limit, or no answer): the bot reads the game again
+        log.warning("bot_not_stored", game=follower.game, reason=refused.refusal.reason,
+                    detail=refused.refusal.detail)
+        await asyncio.sleep(NOT_STORED_PAUSE)
+        return []
     if rejected := refusal_of(events):
         # A refusal is normal for a racing claim or swap; for a turn move it means the
         # bot read a state that moved on, and it simply tries again on the new one.
-        log.info("bot_refused", game=follower.game, seq=seq, reason=rejected.reason, detail=rejected.detail)
+        log.info("bot_refused", game=follower.game, reason=rejected.reason, detail=rejected.detail)
     return events

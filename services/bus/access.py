@@ -12,11 +12,22 @@ server's configuration and the files a deployment includes (`zioncheck credentia
     dealer      dealer commands, its seed bucket     hand boundaries of the log, its seeds
     scoring     scores, standings                    hand boundaries of the log
     projector   the feed, views                      the log
-    gateway     seat commands                        the log (outcomes, bots), views, feed, standings
-    bots        seat commands                        the log, standings
-    platform    seat commands                        views, feed, scores, standings, refusals
-    spectator   nothing                              the feed, public views, scores, standings
+    intake      seat commands into their stream      requests on zc.in.* (the only door for commands)
+    gateway     requests to the intake               the log (outcomes, bots), views, feed, standings
+    bots        requests to the intake               the log, standings
+    platform    requests to the intake               views, feed, scores, standings, refusals:
+                                                     by direct get and on what the server republishes
+    spectator   nothing                              the feed, public views, scores, standings: likewise
     operator    everything                           everything (topology, rebuilds, audits)
+
+No client writes a stream. Platforms, the gateway and the bots hand commands to the intake
+(services/intake), a house service that checks them and stores them with headers it sets
+itself; a stream honours what a publish carries (rollup, msg-id, schedule and expected-*
+headers), so only house services publish on a subject a stream captures. Readers that are
+not house services make no consumers: a consumer's delivery subject and acks are what the
+server would publish on their behalf, so they read by direct get and follow the subjects the
+server republishes to (zc.view.>, zc.public.*, zc.live.>). House services ack their own
+durable consumers only.
 
 Hidden cards live in the log and in seat views; seeds live only in the dealer's bucket
 until the dealer reveals them in the log after the hand. No role but the operator may
@@ -37,6 +48,8 @@ from nats.aio.client import Client
 from zioncheck.services.bus import headers
 from zioncheck.services.bus.topology import (
     FEED,
+    INTAKE_GROUP,
+    INTAKE_SUBJECTS,
     PARTITIONS_ASK,
     PARTITIONS_TOLD,
     RESHUFFLE,
@@ -45,28 +58,39 @@ from zioncheck.services.bus.topology import (
     SEEDS,
     STANDINGS,
     TABLES_HERE,
+    VIEW_LIVE_SUBJECTS,
     VIEWS,
+    StoreLimits,
     commands_stream,
     kv_stream,
     kv_subject,
     log_stream,
     log_subject,
+    public_feed_subject,
     public_view_key,
+    view_live_subject,
 )
 
 log = structlog.get_logger("bus")
 headers.install()  # every service connects through here: each parses its messages' headers the faster way
-ROLES = ("operator", "table", "dealer", "scoring", "projector", "gateway", "bots", "platform", "spectator")
+ROLES = ("operator", "table", "dealer", "scoring", "projector", "intake", "gateway", "bots", "platform", "spectator")
 ACCOUNT = "ZIONCHECK"
 
 
-def _reads(stream: str) -> list[str]:
-    """The JetStream API calls that read a stream: its info, gets, and ephemeral consumers (the
-    server ties those to their subscription and removes them when it goes)."""
+def _gets(stream: str) -> list[str]:
+    """The JetStream API calls that read a stream by message: its info and gets. A get sends nothing
+    anywhere but to the asker's own inbox."""
     api = "$JS.API"
-    return [f"{api}.STREAM.INFO.{stream}", f"{api}.CONSUMER.CREATE.{stream}", f"{api}.CONSUMER.INFO.{stream}.*",
-            f"{api}.STREAM.MSG.GET.{stream}", f"{api}.DIRECT.GET.{stream}", f"{api}.DIRECT.GET.{stream}.>",
-            f"$JS.ACK.{stream}.>"]
+    return [f"{api}.STREAM.INFO.{stream}", f"{api}.STREAM.MSG.GET.{stream}", f"{api}.DIRECT.GET.{stream}",
+            f"{api}.DIRECT.GET.{stream}.>"]
+
+
+def _reads(stream: str) -> list[str]:
+    """A house service's reads: gets, and ephemeral consumers (the server ties those to their
+    subscription and removes them when it goes). Those never ack: the acks a role may send are
+    its own durables' (_durable)."""
+    api = "$JS.API"
+    return _gets(stream) + [f"{api}.CONSUMER.CREATE.{stream}", f"{api}.CONSUMER.INFO.{stream}.*"]
 
 
 def _durable(stream: str, name: str) -> list[str]:
@@ -76,7 +100,7 @@ def _durable(stream: str, name: str) -> list[str]:
     api = "$JS.API"
     return [f"{api}.CONSUMER.CREATE.{stream}.{name}", f"{api}.CONSUMER.CREATE.{stream}.{name}.>",
             f"{api}.CONSUMER.DURABLE.CREATE.{stream}.{name}", f"{api}.CONSUMER.MSG.NEXT.{stream}.{name}",
-            f"{api}.CONSUMER.UNPIN.{stream}.{name}"]
+            f"{api}.CONSUMER.UNPIN.{stream}.{name}", f"$JS.ACK.{stream}.{name}.>"]
 
 
 def _kv_writes(bucket: str) -> list[str]:
@@ -84,12 +108,15 @@ def _kv_writes(bucket: str) -> list[str]:
 
 
 # Every JetStream client may ask which stream holds a subject and read its account's limits.
-_JS_COMMON = ["$JS.API.INFO", "$JS.API.STREAM.NAMES", "$JS.FC.>"]
-# The server checks a publish against the subject its account's mappings make of it: a command
-# published on zc.cmd.<game>.play is checked as zc.cmd.<p>.<game>.play. So the rights name the
-# mapped form, and a client could also name a partition itself: the table drops a command whose
-# partition is not its game's (services/bus/consumers.py), so it is never applied.
+_JS_COMMON = ["$JS.API.INFO", "$JS.API.STREAM.NAMES"]
+# The flow control of the ephemeral (ordered) consumers a house service reads with.
+_FLOW_CONTROL = "$JS.FC.>"
+# Commands as their partition's stream stores them: the intake alone stores `play` ones, the
+# dealer alone `dealer` ones, the server alone `timer` ones.
 SEAT_COMMANDS, DEALER_COMMANDS = "zc.cmd.*.*.play", "zc.cmd.*.*.dealer"
+# The intake's requests (topology.INTAKE_SUBJECTS) and the Services API's discovery subjects
+# ($SRV.PING, $SRV.INFO and $SRV.STATS: all services, by name, by instance).
+_SERVICE_DISCOVERY = ["$SRV.*", f"$SRV.*.{INTAKE_GROUP}", f"$SRV.*.{INTAKE_GROUP}.*"]
 
 
 def _asks_partitions(partitions: int) -> tuple[list[str], list[str]]:
@@ -107,9 +134,12 @@ class Permissions:
 
 
 def _role(publish: list[str], subscribe: list[str] = (), reads: list[str] = (), responds: bool = False,
-          durables: list[tuple[str, str]] = (), partitions: int = 0) -> Permissions:
+          durables: list[tuple[str, str]] = (), partitions: int = 0, gets: list[str] = ()) -> Permissions:
+    """A role's rights: `reads` (house services) may also make ephemeral consumers, `gets` only get."""
     api = [subject for stream in reads for subject in _reads(stream)]
+    api += [subject for stream in gets for subject in _gets(stream)]
     api += [subject for durable in durables for subject in _durable(*durable)]
+    api += [_FLOW_CONTROL] if reads or durables else []
     asks = _asks_partitions(partitions) if partitions else ([], [])
     return Permissions(tuple(publish + asks[0] + api + _JS_COMMON), tuple(list(subscribe) + asks[1]), responds)
 
@@ -132,17 +162,22 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                          durables=[(lg, "zc-scoring") for lg in logs], partitions=partitions),
         "projector": _role(["zc.feed.*", *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS)],
                            durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
-        "gateway": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
+        "intake": _role([SEAT_COMMANDS], subscribe=[INTAKE_SUBJECTS, *_SERVICE_DISCOVERY], responds=True,
+                        partitions=partitions),
+        "gateway": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],
                          reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
-        "bots": _role([SEAT_COMMANDS], subscribe=["zc.live.>", "zc.rejected.>"],
+        "bots": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],
                       reads=[*logs, kv_stream(STANDINGS)], partitions=partitions),
-        "platform": _role([SEAT_COMMANDS], subscribe=["zc.rejected.>"],
-                          reads=[FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
+        # Readers outside the house make no consumer (its delivery subject and acks would be the
+        # server publishing for them): they get by message and follow what the server republishes.
+        "platform": _role([INTAKE_SUBJECTS], subscribe=["zc.rejected.>", VIEW_LIVE_SUBJECTS, public_feed_subject("*")],
+                          gets=[FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
         # A spectator reads public views by key only (a direct get names the key in its subject):
-        # a consumer or a plain get on the views bucket could name a seat's key.
+        # a plain get on the views bucket could name a seat's key.
         "spectator": _role([f"$JS.API.STREAM.INFO.{kv_stream(VIEWS)}",
                             f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.{kv_subject(VIEWS, public_view_key('*'))}"],
-                           reads=[FEED, SCORES, kv_stream(STANDINGS)]),
+                           subscribe=[view_live_subject(public_view_key("*")), public_feed_subject("*")],
+                           gets=[FEED, SCORES, kv_stream(STANDINGS)]),
     }
 
 
@@ -153,13 +188,11 @@ PERMISSIONS: dict[str, Permissions] = permissions(DEFAULT_PARTITIONS)  # the rol
 
 
 def mappings_block(partitions: int) -> str:
-    """The account's subject mappings: each published command into its game's partition, and the
-    question zc.partitions into its answer zc.partitions.<P>."""
+    """The account's subject mapping: the question zc.partitions into its answer zc.partitions.<P>.
+    (The intake and the dealer put each command in its game's partition, topology.partition_of.)"""
     if partitions < 1:
         raise ValueError(f"partitions must be at least 1, not {partitions}")
-    command = f"zc.cmd.{{{{partition({partitions},1)}}}}.{{{{wildcard(1)}}}}.{{{{wildcard(2)}}}}"
-    return (f"    mappings: {{\n      \"zc.cmd.*.*\": \"{command}\"\n"
-            f"      \"{PARTITIONS_ASK}\": \"{PARTITIONS_ASK}.{partitions}\"\n    }}\n")
+    return f"    mappings: {{\n      \"{PARTITIONS_ASK}\": \"{PARTITIONS_ASK}.{partitions}\"\n    }}\n"
 
 
 def inbox_prefix(user: str) -> str:
@@ -226,10 +259,15 @@ def user_block(credential: Credential, partitions: int = DEFAULT_PARTITIONS, che
             f"       }}}}")
 
 
-def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PARTITIONS, checked: bool = True) -> str:
-    """The `accounts` section: one account with JetStream, its partition mappings, a user per credential."""
+def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PARTITIONS, checked: bool = True,
+                   replicas: int = 1) -> str:
+    """The `accounts` section: one account with JetStream, its partition mappings, a user per credential.
+    The account's storage is capped at the store's limits (topology.StoreLimits): a full store
+    refuses and keeps all. The server counts each replica's bytes against it, so the cap is the
+    limits times the `replicas` the streams have."""
     users = [user_block(c, partitions, checked) for c in credentials]
-    return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: enabled\n" + mappings_block(partitions)
+    store = StoreLimits.configured().total_bytes * replicas
+    return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: {{max_file: {store}}}\n" + mappings_block(partitions)
             + "    users: [\n" + "\n".join(users) + "\n    ]\n  }\n}\n")
 
 
@@ -243,7 +281,8 @@ def routes_block(password: str, routes: list[str]) -> str:
             f"routes: {_quoted(urls)}\n")
 
 
-def write_server_files(folder: Path, routes: list[str], partitions: int = DEFAULT_PARTITIONS) -> list[Path]:
+def write_server_files(folder: Path, routes: list[str], partitions: int = DEFAULT_PARTITIONS,
+                       replicas: int = 1) -> list[Path]:
     """The files a deployment's server configs include, from the logins in `folder`/credentials:
     accounts.conf (users and permissions) and routes.conf (cluster route authentication)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -252,7 +291,8 @@ def write_server_files(folder: Path, routes: list[str], partitions: int = DEFAUL
     route_file = folder / "route-password"
     if not route_file.exists():
         write_private(route_file, secrets.token_urlsafe(24))
-    written = [write_private(folder / "accounts.conf", accounts_block(list(credentials.values()), partitions)),
+    written = [write_private(folder / "accounts.conf",
+                             accounts_block(list(credentials.values()), partitions, replicas=replicas)),
                write_private(folder / "routes.conf", routes_block(route_file.read_text().strip(), routes))]
     return written
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from zioncheck.services.bus.access import DEFAULT_PARTITIONS, Access, accounts_block, make_credentials, write_private
+from zioncheck.services.bus.topology import GIB, StoreLimits
 
 HOME = Path(os.environ.get("ZIONCHECK_HOME", ".zioncheck"))
 
@@ -69,15 +70,22 @@ MAX_PAYLOAD = 256 * 1024
 
 
 def config_text(port: int, store: Path, sync_always: bool = True, credentials: Path | None = None,
-                extra: str = "", partitions: int | None = None, checked: bool = True) -> str:
+                extra: str = "", partitions: int | None = None, checked: bool = True, replicas: int = 1) -> str:
     """A server's configuration: loopback, JetStream under `store`, the roles' users from `credentials`."""
     sync = "  sync_interval: always\n" if sync_always else ""
     text = (f'listen: "127.0.0.1:{port}"\nmax_payload: {MAX_PAYLOAD}\n'
-            f'jetstream {{\n  store_dir: "{store.resolve()}"\n{sync}}}\n')
+            f'jetstream {{\n  store_dir: "{store.resolve()}"\n{sync}  max_file_store: {file_store_bytes()}\n}}\n')
     if credentials is not None:
         text += accounts_block(list(make_credentials(credentials).values()), partitions or embedded_partitions(),
-                               checked)
+                               checked, replicas)
     return text + extra
+
+
+def file_store_bytes() -> int:
+    """What the server may store on disk: every stream's and bucket's byte limit (topology.StoreLimits,
+    which the server reserves when a stream is made; a node holds one replica of each) and room for
+    consumers' state beside them."""
+    return StoreLimits.configured().total_bytes + GIB
 
 
 class ServerProcess:

@@ -14,6 +14,7 @@ import asyncio
 import itertools
 import time
 from collections import deque
+from collections.abc import Awaitable
 
 import msgspec
 from nats.aio.client import Client
@@ -28,13 +29,15 @@ class _ApiError(msgspec.Struct):
     description: str = ""
 
 
-class _PubAck(msgspec.Struct):
-    """The part of JetStream's answer to a publish that is read: the stored sequence, or the error."""
+class StoredAck(msgspec.Struct):
+    """The part of JetStream's answer to a publish that is read: the stored sequence (the first
+    one's, for a duplicate of an earlier message id), or the error."""
     seq: int = 0
+    duplicate: bool = False
     error: _ApiError | None = None
 
 
-_ack_decoder = msgspec.json.Decoder(_PubAck)
+_ack_decoder = msgspec.json.Decoder(StoredAck)
 
 
 class _Acks:
@@ -47,7 +50,10 @@ class _Acks:
         self.due: deque[tuple[float, str, asyncio.Future]] = deque()   # oldest first: one timeout for all
         self.timer: asyncio.TimerHandle | None = None
 
-    async def request(self, subject: str, payload: bytes, timeout: float, headers: dict[str, str] | None):
+    async def send(self, subject: str, payload: bytes, timeout: float,
+                   headers: dict[str, str] | None) -> asyncio.Future:
+        """Publish now, with a reply subject of the connection's request inbox; the future of the reply
+        (a TimeoutError once `timeout` has passed). Messages sent one after another keep their order."""
         nc = self.nc
         if not nc._resp_sub_prefix:
             await nc._init_request_sub()
@@ -60,10 +66,19 @@ class _Acks:
             self.timer = loop.call_later(timeout, self._expire)
         try:
             await nc.publish(subject, payload, reply=nc._resp_sub_prefix.decode() + token, headers=headers)
+        except BaseException:
+            nc._resp_map.pop(token, None)
+            future.cancel()   # the publish failed: nobody waits for this reply
+            raise
+        future.add_done_callback(lambda _: nc._resp_map.pop(token, None))
+        return future
+
+    async def request(self, subject: str, payload: bytes, timeout: float, headers: dict[str, str] | None):
+        future = await self.send(subject, payload, timeout, headers)
+        try:
             return await future
         finally:
-            nc._resp_map.pop(token, None)
-            if not future.done():   # the publish failed: nobody waits for this ack any more
+            if not future.done():
                 future.cancel()
 
     def _expire(self) -> None:
@@ -84,6 +99,51 @@ def _acks(nc: Client) -> _Acks | None:
     return found
 
 
+async def request(nc: Client, subject: str, payload: bytes, timeout: float,
+                  headers: dict[str, str] | None = None):
+    """A core request and its reply message, the cheap way (nats-py's TimeoutError without one;
+    NoRespondersError when nobody listens)."""
+    acks = _acks(nc)
+    if acks is None:
+        return await nc.request(subject, payload, timeout=timeout, headers=headers)
+    reply = await acks.request(subject, payload, timeout, headers)
+    if reply.headers and reply.headers.get("Status") == "503" and not reply.data:
+        raise NoRespondersError
+    return reply
+
+
+async def begin_stored(js: JetStreamContext, subject: str, payload: bytes,
+                       headers: dict[str, str] | None = None) -> Awaitable[StoredAck]:
+    """Publish now and return what waits for the stream's answer (its sequence, or what
+    publish_stored raises): messages begun one after another are stored in that order, and
+    none waits for another's answer."""
+    acks = _acks(js._nc)
+    if acks is None:
+        return asyncio.ensure_future(_answered(js._nc.request(subject, payload, timeout=js._timeout,
+                                                              headers=headers)))
+    return _answered(await acks.send(subject, payload, js._timeout, headers))
+
+
+async def _answered(answer: Awaitable) -> StoredAck:
+    try:
+        return _stored(await answer)
+    except NoRespondersError:
+        raise NoStreamResponseError from None
+    finally:
+        if isinstance(answer, asyncio.Future) and not answer.done():
+            answer.cancel()
+
+
+def _stored(reply) -> StoredAck:
+    """The stored sequence in a stream's answer to a publish, or the error it says, raised."""
+    if reply.headers and reply.headers.get("Status") == "503":   # no responders: no stream takes it
+        raise NoStreamResponseError
+    ack = _ack_decoder.decode(reply.data)
+    if ack.error is not None:
+        raise APIError.from_error(msgspec.structs.asdict(ack.error))
+    return ack
+
+
 async def publish_stored(js: JetStreamContext, subject: str, payload: bytes,
                          headers: dict[str, str] | None = None) -> int:
     """Publish and wait until a stream stored it; its stream sequence. Raises what `js.publish`
@@ -99,9 +159,4 @@ async def publish_stored(js: JetStreamContext, subject: str, payload: bytes,
             reply = await acks.request(subject, payload, js._timeout, headers)
     except NoRespondersError:
         raise NoStreamResponseError from None
-    if reply.headers and reply.headers.get("Status") == "503":   # no responders: no stream takes it
-        raise NoStreamResponseError
-    ack = _ack_decoder.decode(reply.data)
-    if ack.error is not None:
-        raise APIError.from_error(msgspec.structs.asdict(ack.error))
-    return ack.seq
+    return _stored(reply).seq

@@ -8,11 +8,13 @@ account (services/bus/access.py: mappings) where commands are published, and by
 proves the two agree. Each partition p has its own commands stream ZC_COMMANDS_<p> and log
 stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
 
-    zc.cmd.<game>.<origin>  where commands are published (platforms, the gateway, bots: origin
-                      `play`; the dealer: `dealer`). The server maps each to
-    zc.cmd.<p>.<game>.<origin>  as stored in stream ZC_COMMANDS_<p>; the stream sequence totally
-                      orders each game's commands whatever their origin. Only that role may
-                      publish on an origin. Filter zc.cmd.<p>.<game>.* for a game
+    zc.in.<game>      where a platform, the gateway and the bots hand a game's commands to the intake
+                      (services/intake), a request answered with contracts.intake.Taken or Refused.
+                      No stream captures it: only house services publish where a stream stores
+    zc.cmd.<p>.<game>.<origin>  a game's commands as stream ZC_COMMANDS_<p> stores them: origin `play`
+                      from the intake, `dealer` from the dealer, `timer` from the server's schedules.
+                      The stream sequence totally orders each game's commands whatever their origin.
+                      Filter zc.cmd.<p>.<game>.* for a game
     zc.timer.<p>.<game>  the game's one pending deadline (R19, R21), kept in ZC_COMMANDS_<p> as a
                       JetStream message schedule (headers Nats-Schedule: @at <time>,
                       Nats-Schedule-Target: zc.cmd.<p>.<game>.timer). Only the table publishes
@@ -26,6 +28,9 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
     zc.live.<game>.<kind>  each batch a log stream stored, republished by the server on core NATS
                       (headers Nats-Stream, Nats-Sequence and Zc-Batch): a cheap live feed, the same
                       subject whatever the partition
+    zc.view.<key>     each view the projector stores, republished by the server (key <game>.public
+                      or <game>.seat.<n>): how readers that make no consumers follow views
+    zc.public.<game>  each feed batch stored, republished by the server
     zc.partitions     published by a service to learn P: the account maps it to zc.partitions.<P>
     zc.score.<game>   per-hand scores and totals (stream ZC_SCORES)
     zc.feed.<game>    the redacted public feed, one message per log batch with anything
@@ -46,6 +51,7 @@ mapping in access.py, so it lands in the same stream as the game's other command
 import asyncio
 import contextlib
 import json
+import os
 import re
 import uuid
 import weakref
@@ -54,10 +60,10 @@ from dataclasses import dataclass
 
 import structlog
 from nats.js import JetStreamContext
-from nats.js.api import KeyValueConfig, RePublish, StorageType, StreamConfig
+from nats.js.api import DiscardPolicy, KeyValueConfig, RePublish, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
-from zioncheck.contracts.commands import PLAY, TIMER
+from zioncheck.contracts.commands import TIMER
 
 # ZC_COMMANDS and ZC_LOG are the streams of the layout before partitions (`zioncheck migrate` moves them).
 COMMANDS, LOG, SCORES, FEED = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED"
@@ -70,12 +76,13 @@ TABLES_HERE = "zc.tables.here"
 BATCH_HEADER = "Zc-Batch"
 
 
-def command_subject(game: str, origin: str = PLAY) -> str:
-    """Where `origin` publishes a game's commands (the server maps it into the game's partition)."""
-    return f"zc.cmd.{game}.{origin}"
+INTAKE_SUBJECTS = "zc.in.*"
+INTAKE_GROUP = "zc-intake"
 
 
-PUBLIC_COMMAND_SUBJECTS = "zc.cmd.*.*"
+def intake_subject(game: str) -> str:
+    """Where a game's commands are handed to the intake."""
+    return f"zc.in.{game}"
 
 
 def stored_command_subject(partition: int, game: str, origin: str = "*") -> str:
@@ -252,31 +259,89 @@ def kv_subject(bucket: str, key: str) -> str:
 
 
 MAX_COMMAND_BYTES = 16 * 1024   # far above any real command; a larger one is refused by the stream
+GIB = 1024 ** 3
 
 
-def stream_configs(replicas: int = 1, partitions: int = 1) -> list[StreamConfig]:
-    common = dict(storage=StorageType.FILE, num_replicas=replicas)
+@dataclass(frozen=True)
+class StoreLimits:
+    """How much the store may hold. The account's JetStream storage is capped at `total_bytes`, and
+    every stream and bucket but the commands streams has its own byte limit, its share of the total;
+    the commands streams take what the others leave. At a limit the store refuses what is new and
+    keeps everything it holds: the limited streams discard new, and a full account refuses any
+    publish (the commands streams must discard old, as message schedules require, so the account's
+    cap is what bounds them). A game's log holds at most `game_batches` batches of a kind.
+    docs/scaling.md sizes them; a deployment sets the total with ZIONCHECK_STORE_GIB."""
+    total_bytes: int = 16 * GIB
+    game_batches: int = 40_000    # a whole game takes about 1,500
+
+    # Each part's share of the total: the log and the commands are the record, the rest derived.
+    SHARES = {"commands": 0.20, "log": 0.50, FEED: 0.14, SCORES: 0.02, VIEWS: 0.10, STANDINGS: 0.02, SEEDS: 0.02}
+
+    def bytes_of(self, part: str, partitions: int = 1) -> int:
+        return int(self.total_bytes * self.SHARES[part] / partitions)
+
+    @classmethod
+    def configured(cls) -> "StoreLimits":
+        given = os.environ.get("ZIONCHECK_STORE_GIB", "")
+        if not given:
+            return cls()
+        try:
+            gib = float(given)
+        except ValueError:
+            gib = 0.0
+        if gib < 1:
+            raise ValueError(f"ZIONCHECK_STORE_GIB must be a number of GiB from 1, not {given!r}")
+        return cls(total_bytes=int(gib * GIB))
+
+
+def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits | None = None) -> list[StreamConfig]:
+    limits = limits or StoreLimits.configured()
+    common = dict(storage=StorageType.FILE, num_replicas=replicas, discard=DiscardPolicy.NEW)
     per_partition = []
     for p in range(partitions):
         per_partition += [
+            # Schedules need discard old and allow rollups: the account's cap bounds it, the house alone writes it.
             StreamConfig(name=commands_stream(p), subjects=command_stream_subjects(p), duplicate_window=120.0,
                          allow_direct=True, allow_msg_schedules=True, max_msg_size=MAX_COMMAND_BYTES,
-                         **common),
+                         deny_delete=True, **(common | {"discard": DiscardPolicy.OLD})),
             StreamConfig(name=log_stream(p), subjects=log_stream_subjects(p), deny_delete=True, deny_purge=True,
                          duplicate_window=120.0, allow_direct=True, republish=RePublish(
                              src=log_subject(p, "*", "*"), dest=live_subject("{{wildcard(1)}}", "{{wildcard(2)}}")),
-                         **common)]
+                         max_bytes=limits.bytes_of("log", partitions),
+                         max_msgs_per_subject=limits.game_batches, discard_new_per_subject=True, **common)]
     return per_partition + [
-        StreamConfig(name=SCORES, subjects=["zc.score.*"], **common),
-        # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed.
-        StreamConfig(name=FEED, subjects=["zc.feed.*"], duplicate_window=120.0, **common),
+        StreamConfig(name=SCORES, subjects=["zc.score.*"], deny_delete=True, deny_purge=True, allow_direct=True,
+                     max_bytes=limits.bytes_of(SCORES), **common),
+        # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed (the operator).
+        StreamConfig(name=FEED, subjects=["zc.feed.*"], duplicate_window=120.0, deny_delete=True, allow_direct=True,
+                     republish=RePublish(src="zc.feed.*", dest=public_feed_subject("{{wildcard(1)}}")),
+                     max_bytes=limits.bytes_of(FEED), **common),
     ]
 
 
-# Direct gets name the key in their subject, which is how a spectator is allowed public views only.
-BUCKETS = {STANDINGS: KeyValueConfig(bucket=STANDINGS, direct=True),
-           SEEDS: KeyValueConfig(bucket=SEEDS, direct=True),
-           VIEWS: KeyValueConfig(bucket=VIEWS, direct=True)}
+def bucket_configs(limits: StoreLimits | None = None) -> dict[str, KeyValueConfig]:
+    """The buckets. Direct gets name the key in their subject, which is how a spectator is allowed
+    public views only; the views are republished on zc.view.<key> for readers that make no consumers."""
+    limits = limits or StoreLimits.configured()
+    return {STANDINGS: KeyValueConfig(bucket=STANDINGS, direct=True, max_bytes=limits.bytes_of(STANDINGS)),
+            SEEDS: KeyValueConfig(bucket=SEEDS, direct=True, max_bytes=limits.bytes_of(SEEDS)),
+            VIEWS: KeyValueConfig(bucket=VIEWS, direct=True, max_bytes=limits.bytes_of(VIEWS),
+                                  republish=RePublish(src=kv_subject(VIEWS, ">"), dest=VIEW_LIVE_SUBJECTS))}
+
+
+BUCKETS = (STANDINGS, SEEDS, VIEWS)
+VIEW_LIVE_SUBJECTS = "zc.view.>"
+
+
+def view_live_subject(key: str) -> str:
+    """Where the server republishes each view stored at `key` (public_view_key, seat_view_key)."""
+    return f"zc.view.{key}"
+
+
+def public_feed_subject(game: str) -> str:
+    """Where the server republishes each feed batch stored for `game`."""
+    return f"zc.public.{game}"
+
 
 log = structlog.get_logger("topology")
 
@@ -292,7 +357,7 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
     partitions = partitions or (await layout(js)).partitions
     await check_partitions(js, partitions)
     wanted: dict[str, StreamConfig | KeyValueConfig] = {c.name: c for c in stream_configs(replicas or 1, partitions)}
-    wanted.update({kv_stream(bucket): config for bucket, config in BUCKETS.items()})
+    wanted.update({kv_stream(bucket): config for bucket, config in bucket_configs().items()})
     for name, config in wanted.items():
         try:
             info = await js.stream_info(name)
@@ -308,14 +373,10 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if replicas is not None and current.num_replicas != replicas:
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
             await js.update_stream(config=current.evolve(num_replicas=replicas))
-        if name.startswith(f"{COMMANDS}_") and (current.subjects != config.subjects
-                                                or not current.allow_msg_schedules):  # made before timers
-            changes.append(f"{name}: subjects {', '.join(config.subjects)} and message schedules on, so a turn's "
-                           f"deadline comes back as a command")
-            await js.update_stream(config=current.evolve(subjects=config.subjects, allow_msg_schedules=True))
-        if name == kv_stream(VIEWS) and not current.allow_direct:  # stores made before direct gets
-            changes.append(f"{name}: direct gets on, so spectators can read public views by key")
-            await js.update_stream(config=current.evolve(allow_direct=True))
+        sealed = _sealing(current, config)
+        if sealed:
+            changes.append(f"{name}: {', '.join(_said(field, value) for field, value in sealed.items())}")
+            await js.update_stream(config=current.evolve(**sealed))
     changes += await spread_leaders(js, partitions)
     with contextlib.suppress(NotFoundError):
         if (await js.stream_info(LOG)).state.messages:
@@ -325,6 +386,41 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         log.info("topology", change=line)
         say(line)
     return changes
+
+
+# What a store made by an earlier version lacks, field by field: the seals and limits every stream
+# has now, the subjects and schedules of timers, direct gets and republished subjects for readers
+# that make no consumers. A stream's other settings are never changed by omission.
+_SEALED_FIELDS = ("subjects", "allow_msg_schedules", "allow_direct", "deny_delete", "deny_purge", "discard",
+                  "max_bytes", "max_msgs_per_subject", "discard_new_per_subject", "republish")
+
+
+def _sealing(current: StreamConfig, wanted: StreamConfig | KeyValueConfig) -> dict:
+    """The fields of `current` to set so that it is sealed and limited as `wanted` says."""
+    if isinstance(wanted, KeyValueConfig):   # a bucket: its stream keeps the KV settings it was made with
+        target = {"allow_direct": wanted.direct, "max_bytes": wanted.max_bytes, "republish": wanted.republish}
+    else:
+        target = {field: getattr(wanted, field) for field in _SEALED_FIELDS}
+    return {field: value for field, value in target.items()
+            if value is not None and not _same(getattr(current, field), value)}
+
+
+def _said(field: str, value) -> str:
+    if isinstance(value, RePublish):
+        return f"republish {value.src} on {value.dest}"
+    if isinstance(value, list):
+        return f"{field} {' '.join(value)}"
+    return f"{field} {getattr(value, 'value', value)}"
+
+
+def _same(have, want) -> bool:
+    if isinstance(want, RePublish) and isinstance(have, RePublish):
+        return (have.src, have.dest, bool(have.headers_only)) == (want.src, want.dest, bool(want.headers_only))
+    if isinstance(want, list) and isinstance(have, list):
+        return sorted(have) == sorted(want)
+    if isinstance(want, bool):
+        return bool(have) == want
+    return have == want
 
 
 async def missing_topology(js: JetStreamContext) -> list[str]:

@@ -18,7 +18,7 @@ from zioncheck.domain import GameState, fold
 from zioncheck.domain.fairness import commitment
 from zioncheck.domain.seeded import deal_from_seed, reshuffle_order, reshuffle_refusal
 from zioncheck.services.bus.log_store import next_message, read_batches
-from zioncheck.services.bus.topology import SEEDS, command_subject, seed_key, valid_game_id
+from zioncheck.services.bus.topology import SEEDS, layout, seed_key, stored_command_subject, valid_game_id
 from zioncheck.services.observability import DEALS, REFUSED_ASKS, RESHUFFLES, SEEDS_REVEALED
 
 log = structlog.get_logger("dealer")
@@ -94,7 +94,9 @@ class DealerService:
         log.info("dealt", game=game, hand=hand, commitment=commitment(seed))
 
     async def _send(self, game: str, command: Command, msg_id: str) -> None:
-        await self.js.publish(command_subject(game, DEALER), encode(command), headers={"Nats-Msg-Id": msg_id})
+        partition = (await layout(self.js)).of(game)
+        await self.js.publish(stored_command_subject(partition, game, DEALER), encode(command),
+                              headers={"Nats-Msg-Id": msg_id})
 
     async def _opening(self, game: str) -> GameStarted | None:
         """How the game started (players, decks, first dealer): its first log message."""

@@ -70,6 +70,9 @@ COMMAND_PROBLEMS = {
     429: f"`too_many_commands`: a seat may send {LIMITS.commands_per_second:g} commands a second after a burst of "
          f"{LIMITS.command_burst} (defaults). The command was not sent and is not in the log; try again after "
          "Retry-After seconds.",
+    409: "`game_full`: the game holds as many commands as one game may; nothing was stored.",
+    503: "`store_full` or `store_unavailable`: the intake could not store the command (the store is full, or did "
+         "not answer); nothing was stored. Try again after Retry-After seconds.",
 }
 RETRY_AFTER = {"Retry-After": {"description": "Seconds until the request would pass.",
                                "schema": {"type": "integer", "minimum": 1}}}
@@ -161,7 +164,7 @@ OPS = [
     Op("post", "/games/{game}/commands", "sendCommand", "A move of the token's seat.",
        (200, "The command reached the table: accepted with its events, or refused (R18) with reason "
              "and detail. Either way it is in the log.", "Outcome"),
-       (400, 401, 403, 404, 413, 422, 429, 504), body="SeatCommand", seat_token=True, params=(GAME,),
+       (400, 401, 403, 404, 409, 413, 422, 429, 503, 504), body="SeatCommand", seat_token=True, params=(GAME,),
        notes=COMMAND_PROBLEMS,
        description="`seat` may be left out: it is the token's. A body naming another seat is refused "
                    "(403), as is any type but a seat's seven moves (422), and a command over the seat's "

@@ -11,11 +11,13 @@
 | 405 | method_not_allowed | |
 | 409 | game_in_play | a game's log or replay before the game is over |
 | 409 | too_many_open_games | the platform key holds as many open games as a key may |
+| 409 | game_full | the game holds as many commands as one game may (the intake stored nothing) |
 | 413 | body_too_large | a body over MAX_BODY bytes |
 | 422 | too_deeply_nested | arrays and objects nested deeper than MAX_DEPTH (found before decoding) |
 | 422 | invalid_game, invalid_command, unknown_command, start_refused | JSON, but not what the route takes |
 | 429 | too_many_requests, too_many_new_games, too_many_commands | over a rate limit (with Retry-After) |
 | 503 | no_view_yet | the projector has not written the view |
+| 503 | store_full, store_unavailable | the intake could not store the command: the store is full, or did not answer |
 | 504 | no_answer | the table did not decide a command in time (it stays queued) |
 
 Every JSON a client sends, an HTTP body or a WebSocket frame, goes through `decode_json`:
@@ -27,6 +29,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from zioncheck.client import CommandRefused
 from zioncheck.contracts.log import json_depth
 from zioncheck.services.gateway.games import StartRefused, TooManyOpen
 from zioncheck.services.gateway.keys import HEADER, KeyRefused
@@ -129,6 +132,17 @@ MAPPED = {
 }
 
 
+# The intake's refusals that reach a person: the gateway sends only commands it decoded itself, so a
+# shape refusal (bad_command, bad_game, bad_key) would be the gateway's own fault.
+INTAKE = {"game_full": (409, "game_full"), "store_full": (503, "store_full"),
+          "unavailable": (503, "store_unavailable")}
+
+
+async def _intake(request: Request, exc: CommandRefused) -> Response:
+    status, error = INTAKE.get(exc.refusal.reason, (422, "invalid_command"))
+    return problem(status, error, exc.refusal.detail, {"Retry-After": "1"} if status == 503 else None)
+
+
 async def _mapped(request: Request, exc: Exception) -> Response:
     status, error = MAPPED[type(exc)]
     if isinstance(exc, StartRefused):
@@ -140,4 +154,4 @@ async def _mapped(request: Request, exc: Exception) -> Response:
 
 
 HANDLERS = {HTTPProblem: _problem, TokenRefused: _token, KeyRefused: _key, RateLimited: _limited,
-            HTTPException: _http} | dict.fromkeys(MAPPED, _mapped)
+            HTTPException: _http, CommandRefused: _intake} | dict.fromkeys(MAPPED, _mapped)

@@ -4,7 +4,8 @@ from nats.js.errors import KeyNotFoundError, NotFoundError
 from zioncheck.application.seeds import Dealer
 from zioncheck.application.turns import InProcessTable
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import Deal, StartGame
+from zioncheck.contracts.commands import PLAY, Deal, StartGame
+from zioncheck.contracts.log import encode
 from zioncheck.domain.dealing import first_dealer_of
 from zioncheck.services.bus.topology import (
     FEED,
@@ -14,11 +15,20 @@ from zioncheck.services.bus.topology import (
     new_game_id,
     origin_of,
     seed_key,
+    stored_command_subject,
 )
 
 
 def new_game() -> str:
     return new_game_id("t")
+
+
+async def store(client: GameClient, game: str, command) -> int:
+    """Store a seat's command where the intake would (as the operator may): for tests that run a table
+    with no intake. Its sequence in the game's commands stream."""
+    where = await layout(client.js)
+    data = command if isinstance(command, bytes) else encode(command)
+    return (await client.js.publish(stored_command_subject(where.of(game), game, PLAY), data)).seq
 
 
 async def stacked_game(client: GameClient, players: int, hands, stock, discard=(), hand: int = 1,

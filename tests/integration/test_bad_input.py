@@ -8,7 +8,7 @@ STOCK = ["5S", "6S", "7S"]
 
 
 async def refusal(follower, client, data) -> Rejected:
-    [event] = await follower.outcome(await client.send(follower.game, data))
+    [event] = await client.play(follower, data)   # refused by the intake or by the table: the same refusal
     assert isinstance(event, Rejected)
     return event
 

@@ -40,7 +40,7 @@ async def kill(process) -> None:
 
 async def test_a_bot_game_finishes_though_its_bots_and_its_gateway_are_killed_mid_game(
         nats_server, client, tmp_path, keys_file):  # noqa: F811
-    house = await Services().start(["table", "dealer", "scoring", "projector"], nats_server.access)
+    house = await Services().start(["table", "dealer", "scoring", "projector", "intake"], nats_server.access)
     port = free_port()
     bots = await serve(nats_server, tmp_path, "bots")
     gateway = await serve(nats_server, tmp_path, "gateway", port=port, keys=keys_file)
@@ -73,7 +73,7 @@ async def test_a_bot_game_finishes_though_its_bots_and_its_gateway_are_killed_mi
 async def test_each_look_over_the_store_reads_only_the_starts_stored_since_the_last(nats_server, client, monkeypatch):
     """A look costs what was stored since the one before, not the whole store: a game is looked up
     once, when its start is new; a game without bot seats, or over, is never taken up."""
-    services = await Services().start(["table", "dealer", "scoring"], nats_server.access)
+    services = await Services().start(["table", "dealer", "scoring", "intake"], nats_server.access)
     nc = await connect(nats_server.access, "bots")
     bots = BotsService(nc, nc.jetstream(), seed=1, rescan=3600)
     looked: list[str] = []

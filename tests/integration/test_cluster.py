@@ -39,7 +39,7 @@ def node_config(i: int, ports: list[int], routes: list[int], store: Path, creden
     """A node as deploy/cluster/*.conf makes one: the roles' users, and routes that must log in."""
     route_auth = routes_block(ROUTE_PASSWORD, [f"127.0.0.1:{r}" for r in routes])
     return f"server_name: n{i}\n" + config_text(ports[i], store / f"n{i}", True, credentials, extra=(
-        f'cluster {{\n  name: zc-test\n  listen: "127.0.0.1:{routes[i]}"\n{route_auth}}}\n'))
+        f'cluster {{\n  name: zc-test\n  listen: "127.0.0.1:{routes[i]}"\n{route_auth}}}\n'), replicas=3)
 
 
 @pytest.fixture
@@ -65,12 +65,14 @@ def cluster(nodes):
 
 
 async def started(access: Access) -> Services:
+    seen: set[str] = set()
     for _ in range(100):  # the cluster needs a moment to elect a JetStream meta leader
         try:
             return await Services().start(SERVICES, access, replicas=3)
-        except Exception:  # noqa: BLE001 - not ready yet
+        except Exception as error:  # noqa: BLE001 - not ready yet
+            seen.add(repr(error)[:300])
             await asyncio.sleep(0.2)
-    pytest.fail("the cluster never accepted the streams")
+    pytest.fail(f"the cluster never accepted the streams: {sorted(seen)}")
 
 
 async def test_a_scenario_plays_the_same_on_a_three_node_cluster_with_three_replicas(cluster):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from over_nats import new_game, one_table_writes
+from over_nats import new_game, one_table_writes, store
 from zioncheck.bots import make_bot
 from zioncheck.contracts.commands import Deal, Discard, DrawStock, StartGame
 from zioncheck.contracts.log import Batch
@@ -30,7 +30,7 @@ def start_table(server, tmp_path) -> subprocess.Popen:
 
 
 async def test_a_table_killed_mid_game_resumes_with_no_event_lost_or_doubled(nats_server, client, tmp_path):
-    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    others = await Services().start(["dealer", "scoring", "intake"], nats_server.access)
     table = start_table(nats_server, tmp_path)
     try:
         game = new_game()
@@ -59,7 +59,7 @@ async def opened_game(client) -> str:
     """A two-seat stacked game in the commands stream, with no table running yet."""
     await ensure_topology(client.js)
     game = new_game()
-    await client.send(game, StartGame(game_id=game, players=2, dealer=1, stacked=True))
+    await store(client, game, StartGame(game_id=game, players=2, dealer=1, stacked=True))
     deal = Deal(hand=1, hands=[["AS", "2S", "9D"], ["3S", "4S", "9C"]], stock=["5S", "6S", "7S", "8S"])
     await client.send(game, deal, as_dealer=True)
     return game
@@ -73,8 +73,8 @@ async def test_a_second_table_with_a_stale_view_cannot_fork_the_log(nats_server,
     game = await opened_game(client)
     first, second = TableService(client.nc, client.js), TableService(client.nc, client.js)
     stale = await game_log.load(client.js, game)
-    seq = await client.send(game, DrawStock(seat=0))
-    later = await client.send(game, Discard(seat=0, card="9D"))
+    seq = await store(client, game, DrawStock(seat=0))
+    later = await store(client, game, Discard(seat=0, card="9D"))
     await first.handle(game, seq)
     with pytest.raises(LogConflict):  # a writer that missed `seq` cannot append after it
         await game_log.append(client.js, stale, Batch(cause=later, events=[]))
@@ -85,7 +85,7 @@ async def test_a_second_table_with_a_stale_view_cannot_fork_the_log(nats_server,
 async def test_two_tables_racing_on_one_game_apply_each_command_once_in_stream_order(nats_server, client):
     game = await opened_game(client)
     tables = [TableService(client.nc, client.js) for _ in range(2)]
-    seqs = [await client.send(game, move) for move in (DrawStock(seat=0), Discard(seat=0, card="9D"))]
+    seqs = [await store(client, game, move) for move in (DrawStock(seat=0), Discard(seat=0, card="9D"))]
     # Both are woken by the last command only: each must apply the earlier ones first, once.
     await asyncio.gather(*(table.handle(game, seqs[-1]) for table in tables))
     assert await causes(client, game) == [1, 2, *seqs]
@@ -95,7 +95,7 @@ async def test_two_table_instances_play_concurrent_games_exactly_as_one_would(na
     """Each partition is pinned to one instance at a time; when the pin moves (the instances spread the
     partitions), the new holder reads each game's earlier commands from the stream before applying one."""
     tables = [await Services().start(["table"], nats_server.access) for _ in range(2)]
-    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    others = await Services().start(["dealer", "scoring", "intake"], nats_server.access)
     try:
         games, plays = [], []
         for index in range(2):

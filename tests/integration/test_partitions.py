@@ -8,7 +8,6 @@ import signal
 import string
 import time
 
-import nats
 import pytest
 from nats_backends import start_nats
 
@@ -16,13 +15,12 @@ from over_nats import new_game, one_table_writes
 from test_crash_and_fork import start_table
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
-from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.commands import DrawStock, StartGame
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus import consumers
 from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.topology import (
     PartitionMismatch,
-    command_subject,
     game_of,
     layout,
     partition_in,
@@ -41,31 +39,34 @@ def some_game_ids(count: int) -> list[str]:
 
 
 @pytest.mark.parametrize("partitions", [1, 2, 3, 4, 7])
-async def test_the_servers_mapping_and_partition_of_put_every_game_in_the_same_partition(
-        tmp_path, monkeypatch, partitions):
+async def test_the_intake_stores_every_game_in_the_partition_partition_of_names(tmp_path, monkeypatch, partitions):
+    """Readers find a game's log and commands with partition_of: the intake must store there."""
     monkeypatch.setenv("ZIONCHECK_PARTITIONS", str(partitions))
     server = start_nats(tmp_path / "jetstream")
+    running = await Services().start(["intake"], server.access)
     try:
         nc = await connect(server.access, "operator")
-        mapped: dict[str, int] = {}
+        stored: dict[str, int] = {}
 
         async def on_command(msg) -> None:
-            mapped[game_of(msg.subject)] = partition_in(msg.subject)
+            stored[game_of(msg.subject)] = partition_in(msg.subject)
         await nc.subscribe("zc.cmd.*.*.play", cb=on_command)
-        ids = some_game_ids(400)
-        for game in ids:
-            await nc.publish(command_subject(game), b"{}")
+        platform = await GameClient.connect(server.access, "platform")
+        ids = some_game_ids(120)
+        await asyncio.gather(*(platform.send(game, DrawStock(seat=0)) for game in ids))
         for _ in range(100):
             await nc.flush()
-            if len(mapped) == len(ids):
+            if len(stored) == len(ids):
                 break
             await asyncio.sleep(0.02)
         assert (await layout(nc.jetstream())).partitions == partitions
-        assert mapped == {game: partition_of(game, partitions) for game in ids}
+        assert stored == {game: partition_of(game, partitions) for game in ids}
         if partitions > 1:
-            assert len(set(mapped.values())) == partitions, "every partition gets games"
+            assert len(set(stored.values())) == partitions, "every partition gets games"
+        await platform.close()
         await nc.close()
     finally:
+        await running.stop()
         server.stop()
 
 
@@ -115,7 +116,7 @@ async def test_two_table_instances_share_the_partitions_and_play_every_game_exac
         nats_server, client):
     where = await layout(client.js)
     tables = [await Services().start(["table"], nats_server.access) for _ in range(2)]
-    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    others = await Services().start(["dealer", "scoring", "intake"], nats_server.access)
     share = [where.partitions // 2, where.partitions - where.partitions // 2]
     try:
         # The second instance takes its share once it sees the first hold them all; a partition given
@@ -154,7 +155,7 @@ async def test_a_table_instance_alone_keeps_every_partition_while_the_games_play
     monkeypatch.setattr(consumers.Partition, "give_away", give_away)
     where = await layout(client.js)
     table = await Services().start(["table"], nats_server.access)
-    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    others = await Services().start(["dealer", "scoring", "intake"], nats_server.access)
     try:
         plays = [asyncio.create_task(play) for _, play in await play_games(client, 2 * where.partitions)]
         consumer = table.direct[0]
@@ -177,7 +178,7 @@ async def test_a_table_instance_alone_keeps_every_partition_while_the_games_play
 async def test_a_table_killed_with_9_hands_its_partitions_over_and_every_game_finishes_exactly(
         nats_server, client, tmp_path):
     """The pinned instance dies; the waiting one is pinned once the pin's time is out and plays on."""
-    others = await Services().start(["dealer", "scoring"], nats_server.access)
+    others = await Services().start(["dealer", "scoring", "intake"], nats_server.access)
     first = start_table(nats_server, tmp_path)
     second = None
     try:
@@ -200,14 +201,16 @@ async def test_a_table_killed_with_9_hands_its_partitions_over_and_every_game_fi
         await others.stop()
 
 
-async def test_a_client_of_the_public_subjects_needs_no_partition(nats_server, services):
-    """A platform publishes on zc.cmd.<game>.play as before; the ack names the partition's stream."""
-    platform = await nats.connect(**nats_server.access.connect_options("platform"))
+async def test_a_client_of_the_intake_needs_no_partition(nats_server, services):
+    """A platform hands a command to the intake on zc.in.<game>; its seq is in the game's partition's stream."""
+    platform = await GameClient.connect(nats_server.access, "platform")
+    operator = await GameClient.connect(nats_server.access, "operator")
     try:
         game = new_game()
-        ack = await platform.jetstream().publish(command_subject(game), b'{"type": "draw_stock", "seat": 0}')
-        operator = await GameClient.connect(nats_server.access, "operator")
-        assert ack.stream == (await layout(operator.js)).commands_stream(game)
-        await operator.close()
+        seq = await platform.send(game, DrawStock(seat=0))
+        where = await layout(operator.js)
+        stored = await operator.js.get_msg(where.commands_stream(game), seq=seq)
+        assert stored.subject == f"zc.cmd.{where.of(game)}.{game}.play"
     finally:
+        await operator.close()
         await platform.close()

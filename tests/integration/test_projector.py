@@ -60,7 +60,7 @@ async def assert_views_are_the_logs(client, follower) -> None:
 
 
 async def test_a_projector_that_starts_late_or_restarts_projects_each_batch_once(nats_server, client):
-    table = await Services().start(["table"], nats_server.access)
+    table = await Services().start(["table", "intake"], nats_server.access)
     try:
         follower = await stacked_game(client, 3, HANDS, STOCK)
         await play(client, follower, MOVES[:4])
@@ -85,7 +85,7 @@ def zioncheck(*args: str) -> subprocess.CompletedProcess:
 
 
 async def test_rebuild_views_makes_views_and_feed_again_from_the_logs(nats_server, client):
-    table = await Services().start(["table"], nats_server.access)  # no projector: nothing is projected
+    table = await Services().start(["table", "intake"], nats_server.access)  # no projector: nothing is projected
     try:
         follower = await stacked_game(client, 3, HANDS, STOCK)
         await play(client, follower, MOVES)

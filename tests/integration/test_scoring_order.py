@@ -16,7 +16,7 @@ from zioncheck.services.wiring import Services
 
 
 async def test_r17_a_hand_end_redelivered_after_a_later_one_is_still_counted(nats_server, client):
-    running = await Services().start(["table", "dealer"], nats_server.access)  # no scoring yet
+    running = await Services().start(["table", "dealer", "intake"], nats_server.access)  # no scoring yet
     try:
         game = new_game()
         follower = await client.follow(game)

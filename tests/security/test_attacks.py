@@ -14,9 +14,11 @@ from nats.errors import TimeoutError as NatsTimeout
 from nats.js.errors import KeyNotFoundError
 
 from over_nats import new_game, stacked_game
+from zioncheck.client import CommandRefused, GameClient
 from zioncheck.contracts.commands import Deal, DrawStock, StartGame
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import HandDealt, Rejected
+from zioncheck.contracts.intake import Refused, decode_reply
 from zioncheck.contracts.log import Batch, encode
 from zioncheck.contracts.views import decode_public_view
 from zioncheck.services.bus.topology import (
@@ -24,8 +26,8 @@ from zioncheck.services.bus.topology import (
     RESHUFFLE,
     SEEDS,
     VIEWS,
-    command_subject,
     commands_stream,
+    intake_subject,
     kv_stream,
     layout,
     live_subject,
@@ -33,6 +35,7 @@ from zioncheck.services.bus.topology import (
     public_view_key,
     rejected_subject,
     seat_view_key,
+    stored_command_subject,
 )
 from zioncheck.services.observability import DROPPED
 
@@ -40,7 +43,7 @@ pytestmark = pytest.mark.security
 
 HANDS = [["AS", "2S", "9D"], ["3S", "4S", "9C"]]
 STOCK = ["5S", "6S", "7S"]
-OUTSIDERS = ("platform", "spectator", "gateway", "bots")   # logins that must never write the log
+OUTSIDERS = ("platform", "spectator", "gateway", "bots", "intake")   # logins that must never write the log
 
 
 async def dealt_game(client) -> str:
@@ -142,12 +145,13 @@ async def test_a_role_header_gives_no_authority_and_only_the_dealer_publishes_de
     follower = await stacked_game(client, 2, HANDS, STOCK)
     attacker = await login("platform")
     deal = encode(Deal(hand=2, hands=[["AS"], ["2S"]], stock=[]))
-    ack = await attacker.js.publish(command_subject(follower.game), deal, headers={"Zc-Role": "dealer"})
-    [refused] = await follower.outcome(ack.seq)
-    assert refused.reason == "bad_command" and refused.detail.startswith("only the dealer")
+    reply = decode_reply((await attacker.nc.request(intake_subject(follower.game), deal, timeout=5,
+                                                    headers={"Zc-Role": "dealer"})).data)
+    assert isinstance(reply, Refused) and reply.reason == "bad_command"
+    assert reply.rejected.detail.startswith("only the dealer")
+    where = await layout(client.js)
     with pytest.raises(NatsTimeout):
-        await attacker.js.publish(command_subject(follower.game, "dealer"), deal)
-    # checked as the subject the account's mapping makes of it: zc.cmd.<p>.<game>.dealer
+        await attacker.js.publish(stored_command_subject(where.of(follower.game), follower.game, "dealer"), deal)
     assert await attacker.refused(f"{follower.game}.dealer")
 
 
@@ -167,10 +171,9 @@ async def test_a_game_cannot_be_started_on_another_games_subject(services, clien
     victim = await dealt_game(client)
     attacker = await login("platform")
     intruder = new_game()
-    follower = await client.follow(intruder)
-    ack = await attacker.js.publish(command_subject(intruder), encode(StartGame(game_id=victim, players=5)))
-    [refused] = await follower.outcome(ack.seq)
-    assert refused.reason == "bad_command" and victim in refused.detail
+    reply = decode_reply((await attacker.nc.request(intake_subject(intruder),
+                                                    encode(StartGame(game_id=victim, players=5)), timeout=5)).data)
+    assert isinstance(reply, Refused) and reply.reason == "bad_command" and victim in reply.detail
     await asyncio.sleep(0.3)
     view = decode_public_view((await (await client.js.key_value(VIEWS)).get(public_view_key(victim))).value)
     assert view.players == 2
@@ -231,36 +234,36 @@ POISON = [b"", b"[" * 30_000 + b"]" * 30_000, b'{"type": "draw_stock", "seat": 0
           b"{" * 9 + b"}" * 9, b"\xff\xfe"]
 
 
-async def test_no_message_can_stop_a_game(services, client, login, nats_server):
+async def test_no_message_can_stop_a_game_and_none_the_intake_cannot_read_is_stored(
+        services, client, login, nats_server):
     follower = await stacked_game(client, 2, HANDS, STOCK)
-    platform = await login("platform")
-    dropped = DROPPED.labels("command")._value.get()
+    platform = await GameClient.connect(nats_server.access, "platform")
+    where = await layout(client.js)
+    before = (await client.js.stream_info(where.commands_stream(follower.game))).state.last_seq
     for data in POISON:
-        try:
-            ack = await platform.js.publish(command_subject(follower.game), data)
-        except Exception:  # noqa: BLE001 - refused by the stream itself (too large): never stored
-            continue
-        [refused] = await follower.outcome(ack.seq)
-        assert refused.reason == "bad_command"
-    await platform.nc.publish("zc.cmd.*.play", b'{"type": "draw_stock", "seat": 0}')  # a wildcard as a game id
-    await platform.nc.flush()
+        with pytest.raises(CommandRefused) as refused:
+            await platform.send(follower.game, data)
+        assert refused.value.refusal.reason == "bad_command" and refused.value.refusal.rejected.reason == "bad_command"
+    for game in ("*", "x" * 65, "a>b"):   # no game id: a wildcard, too long, not one token's letters
+        with pytest.raises(CommandRefused, match="bad_game"):
+            await platform.send(game, DrawStock(seat=0))
+    assert (await client.js.stream_info(where.commands_stream(follower.game))).state.last_seq == before
     [drawn] = await follower.outcome(await client.send(follower.game, DrawStock(seat=0)))
     assert drawn.card == "5S", "the game went on after every poison message"
-    for _ in range(40):
-        if DROPPED.labels("command")._value.get() > dropped:
-            break
-        await asyncio.sleep(0.05)
-    assert DROPPED.labels("command")._value.get() == dropped + 1
+    await platform.close()
 
 
 async def test_poison_read_back_from_the_stream_after_a_restart_is_refused_not_retried(nats_server, client):
+    """Only the intake stores seats' commands, and it stores none it cannot read: this takes the operator's
+    login (an old store, or a bug), and the table must still refuse such a command, once."""
     from zioncheck.services.wiring import Services
-    running = await Services().start(["table"], nats_server.access)
+    running = await Services().start(["table", "intake"], nats_server.access)
     follower = await stacked_game(client, 2, HANDS, STOCK)
     await running.stop()  # no table: the commands wait in the stream
-    first = await client.send(follower.game, b"")
-    await client.send(follower.game, b"[" * 5000 + b"]" * 5000)
-    draw = await client.send(follower.game, DrawStock(seat=0))
+    subject = stored_command_subject((await layout(client.js)).of(follower.game), follower.game, "play")
+    first = (await client.js.publish(subject, b"")).seq
+    await client.js.publish(subject, b"[" * 5000 + b"]" * 5000)
+    draw = (await client.js.publish(subject, encode(DrawStock(seat=0)))).seq
     running = await Services().start(["table"], nats_server.access)
     try:
         [drawn] = await follower.outcome(draw)
@@ -338,16 +341,17 @@ async def test_a_log_message_no_service_can_read_is_dropped_at_once_not_retried(
     assert DROPPED.labels("log")._value.get() == dropped + 3
 
 
-async def test_a_command_published_straight_into_another_partition_is_dropped_never_applied(
-        services, client, login):
-    """The server checks a seat's publish as the mapped subject, zc.cmd.<p>.<game>.play, so a platform may
-    name a partition itself: one that is not the game's is dropped by the table, and the game goes on."""
+async def test_a_command_stored_in_another_partition_is_dropped_never_applied(services, client, login):
+    """Only the intake stores seats' commands, always in their game's partition; a platform may name no
+    partition at all. A command in the wrong partition (the operator's, here) is dropped by the table."""
     follower = await stacked_game(client, 2, HANDS, STOCK)
     where = await layout(client.js)
     wrong = (where.of(follower.game) + 1) % where.partitions
     platform = await login("platform")
+    await platform.nc.publish(f"zc.cmd.{wrong}.{follower.game}.play", encode(DrawStock(seat=0)))
+    assert await platform.refused(f"zc.cmd.{wrong}.{follower.game}.play")
     dropped = DROPPED.labels("command")._value.get()
-    await platform.js.publish(f"zc.cmd.{wrong}.{follower.game}.play", encode(DrawStock(seat=0)))
+    await client.js.publish(f"zc.cmd.{wrong}.{follower.game}.play", encode(DrawStock(seat=0)))
     for _ in range(60):
         if DROPPED.labels("command")._value.get() > dropped:
             break

@@ -1,0 +1,145 @@
+"""The intake: the one door through which platforms, the gateway and the bots hand the house a command.
+
+A request on zc.in.<game> carries a command's JSON and, to make it safe to send again, an
+idempotency key (header Zc-Key). The intake checks what it can without the game's state (size,
+nesting and shape by application/reading.py, the reading the table itself does; the game id; the
+key), stores the command in its game's partition commands stream with headers it sets itself, and
+answers with the command's sequence there (contracts.intake.Taken) or a refusal with its reason
+(Refused) that never reaches a stream. Whatever headers a sender puts on its request, none reaches
+the stream: the store honours what a publish carries (rollup, msg-id, schedules, expectations).
+
+It keeps nothing between requests, so any number of instances answer in one queue group, found
+and counted through NATS's Services API ($SRV.PING.zc-intake, $SRV.STATS.zc-intake). Each store is
+begun as its request comes and answered once the stream has it: commands keep the order in which
+they reached an instance, and the stream's sequence orders every game's commands for the table.
+"""
+import asyncio
+import string
+
+import structlog
+from nats.aio.client import Client
+from nats.errors import Error as NatsError
+from nats.js import JetStreamContext
+from nats.js.errors import APIError, NoStreamResponseError
+from nats.micro import add_service
+from nats.micro.request import Request
+
+from zioncheck.application.reading import read_command
+from zioncheck.contracts.commands import PLAY
+from zioncheck.contracts.events import Rejected
+from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused, Taken
+from zioncheck.contracts.log import encode
+from zioncheck.services.bus.publish import begin_stored
+from zioncheck.services.bus.topology import (
+    INTAKE_GROUP,
+    INTAKE_SUBJECTS,
+    Layout,
+    game_of,
+    layout,
+    stored_command_subject,
+    valid_game_id,
+)
+from zioncheck.services.observability import INTAKE
+
+log = structlog.get_logger("intake")
+
+_KEY_LETTERS = frozenset(string.ascii_letters + string.digits + string.punctuation)
+
+
+def refused(reason: IntakeReason, detail: str = "", rejected: Rejected | None = None) -> Refused:
+    return Refused(reason=reason, detail=detail or REFUSALS[reason], rejected=rejected)
+
+
+def check(game: str, data: bytes, key: str | None) -> Refused | None:
+    """Why the intake refuses this command without storing it, or None: what is checked before
+    any game's state is read (the table decides the rest, R18)."""
+    if not valid_game_id(game):
+        return refused("bad_game", f"{REFUSALS['bad_game']}, not {game[:80]!r}")
+    if key is not None and not (0 < len(key) <= KEY_MAX and _KEY_LETTERS.issuperset(key)):
+        return refused("bad_key")
+    command = read_command(data, PLAY, game)
+    if isinstance(command, Rejected):
+        return refused("bad_command", command.detail, command)
+    return None
+
+
+def message_id(game: str, key: str) -> str:
+    """The stored command's message id: the sender's key scoped to its game, under a prefix no house
+    service uses (the dealer's are `deal:`, `reshuffle:`, `reveal:`), so a key collides with nothing
+    but the same game's same key."""
+    return f"in:{game}:{key}"
+
+
+def limit_refusal(error: APIError) -> Refused | None:
+    """The refusal for a stream that stopped a command at a limit, or None for another error."""
+    said = error.description or ""
+    if "maximum messages per subject" in said:   # the game's cap (StoreLimits.game_commands)
+        return refused("game_full")
+    if "maximum bytes" in said or "maximum messages" in said or "insufficient resources" in said:
+        return refused("store_full")
+    return None
+
+
+class IntakeService:
+    """Answers zc.in.<game>: stores a command or refuses it (module docstring)."""
+
+    def __init__(self, nc: Client, js: JetStreamContext):
+        self.nc, self.js = nc, js
+        self.layout: Layout | None = None
+        self.service = None
+        self.pending: set[asyncio.Task] = set()
+
+    async def start(self) -> None:
+        self.layout = await layout(self.js)
+        self.service = await add_service(self.nc, name=INTAKE_GROUP, version="1.0.0",
+                                         description="Checks and stores the commands platforms, the gateway "
+                                                     "and the bots send (zc.in.<game>)")
+        await self.service.add_endpoint(name="commands", subject=INTAKE_SUBJECTS, queue_group=INTAKE_GROUP,
+                                        handler=self.on_request)
+
+    async def stop(self) -> None:
+        if self.service is not None:
+            await self.service.stop()
+        if self.pending:
+            await asyncio.gather(*self.pending, return_exceptions=True)
+
+    async def on_request(self, request: Request) -> None:
+        """Check and begin the store now, in arrival order; answer when the stream has answered,
+        without holding up the next request."""
+        game = game_of(request.subject)
+        key = (request.headers or {}).get(KEY_HEADER)
+        problem = check(game, request.data, key)
+        if problem is not None:
+            await self._answer(request, problem, game)
+            return
+        try:
+            stored = await begin_stored(self.js, stored_command_subject(self.layout.of(game), game, PLAY),
+                                        request.data, {"Nats-Msg-Id": message_id(game, key)} if key else None)
+        except NatsError as error:   # the connection could not send it: nothing was stored
+            await self._answer(request, refused("unavailable", f"{REFUSALS['unavailable']} ({error!r:.80})"), game)
+            return
+        task = asyncio.ensure_future(self._when_stored(request, stored, game))
+        self.pending.add(task)
+        task.add_done_callback(self.pending.discard)
+
+    async def _when_stored(self, request: Request, stored, game: str) -> None:
+        try:
+            ack = await stored
+            answer: Taken | Refused = Taken(seq=ack.seq, duplicate=ack.duplicate)
+        except APIError as error:
+            answer = limit_refusal(error) or refused("unavailable", f"the store refused it: {error.description}"[:200])
+        except (TimeoutError, NoStreamResponseError, NatsError) as error:
+            answer = refused("unavailable", f"{REFUSALS['unavailable']} ({type(error).__name__})")
+        await self._answer(request, answer, game)
+
+    async def _answer(self, request: Request, answer: Taken | Refused, game: str) -> None:
+        if isinstance(answer, Refused):
+            INTAKE.labels("refused", answer.reason).inc()
+            log.info("intake_refused", game=game[:80], reason=answer.reason, detail=answer.detail[:200])
+        else:
+            INTAKE.labels("taken", "").inc()
+        try:
+            await request.respond(encode(answer))
+        except NatsError as error:   # the sender's connection is gone: it asks again with its key
+            log.warning("intake_unanswered", game=game[:80], error=str(error)[:200])
+

@@ -1,0 +1,65 @@
+"""The intake's checks: what it refuses before anything is stored, and how a limit reads to a sender."""
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from nats.js.errors import APIError
+
+from zioncheck.contracts.commands import DrawStock, StartGame
+from zioncheck.contracts.intake import REFUSALS, Refused, Taken, decode_reply
+from zioncheck.contracts.log import encode
+from zioncheck.services.intake.service import check, limit_refusal, message_id
+
+
+def test_a_well_formed_command_for_a_game_passes():
+    assert check("table-7", encode(DrawStock(seat=0)), "k1") is None
+    assert check("table-7", encode(StartGame(game_id="table-7", players=3)), None) is None
+
+
+@pytest.mark.parametrize("game", ["", "a.b", "*", ">", "x" * 65, "tab le", "jeu-é"])
+def test_a_subject_that_names_no_game_is_refused_as_bad_game(game):
+    assert check(game, encode(DrawStock(seat=0)), None).reason == "bad_game"
+
+
+@pytest.mark.parametrize("key", ["", "x" * 65, "with space", "tab\t", "ключ"])
+def test_a_key_that_is_not_short_printable_ascii_is_refused(key):
+    assert check("g", encode(DrawStock(seat=0)), key).reason == "bad_key"
+
+
+def test_r18_bytes_the_table_could_not_read_are_refused_with_the_refusal_the_table_would_log():
+    refused = check("g", b'{"type": "draw_stock"', None)
+    assert refused.reason == "bad_command" and refused.rejected.reason == "bad_command"
+    assert refused.detail == refused.rejected.detail and refused.detail.startswith("not a command")
+
+
+def test_r18_a_dealers_command_or_a_start_of_another_game_never_passes_the_intake():
+    deal = b'{"type": "deal", "hand": 2, "hands": [["AS"], ["2S"]], "stock": []}'
+    assert check("g", deal, None).rejected.detail.startswith("only the dealer")
+    assert "victim" in check("intruder", encode(StartGame(game_id="victim", players=2)), None).detail
+
+
+@given(st.binary(max_size=300), st.text(max_size=70))
+def test_any_bytes_and_any_game_give_a_refusal_with_a_reason_or_pass_never_an_error(data, game):
+    refused = check(game, data, None)
+    assert refused is None or refused.reason in REFUSALS
+
+
+def test_a_senders_key_is_scoped_to_its_game_under_a_prefix_no_house_service_uses():
+    assert message_id("g1", "deal:g1:2") == "in:g1:deal:g1:2"
+    assert message_id("g1", "k") != message_id("g2", "k")
+
+
+@pytest.mark.parametrize("said, reason", [
+    ("maximum messages per subject exceeded", "game_full"),
+    ("maximum bytes exceeded", "store_full"),
+    ("insufficient resources", "store_full"),
+    ("wrong last sequence: 4", None),
+])
+def test_a_limit_the_stream_reached_reads_as_a_refusal_with_its_reason(said, reason):
+    refusal = limit_refusal(APIError(code=503, err_code=10077, description=said))
+    assert (refusal.reason if refusal else None) == reason
+
+
+def test_the_intakes_answers_decode_as_the_contract_says():
+    assert decode_reply(encode(Taken(seq=7))) == Taken(seq=7)
+    refused = decode_reply(encode(Refused(reason="store_full", detail=REFUSALS["store_full"])))
+    assert isinstance(refused, Refused) and refused.rejected is None
