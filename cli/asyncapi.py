@@ -52,6 +52,7 @@ from zioncheck.services.bus.topology import (
     VIEWS,
     commands_stream,
     feed_subject,
+    game_key,
     intake_subject,
     kv_subject,
     log_stream,
@@ -62,6 +63,7 @@ from zioncheck.services.bus.topology import (
     schedule_subject,
     score_subject,
     seat_view_key,
+    standings_key,
     stored_command_subject,
     stream_configs,
     view_live_subject,
@@ -72,11 +74,18 @@ REGENERATE = "zioncheck asyncapi -o docs/asyncapi.json"
 GAME = "{game}"   # the channel parameters, as AsyncAPI writes them in an address
 SEAT = "{seat}"
 PARTITION = "{partition}"
+TENANT = "{tenant}"
+TENANT_GAME = game_key(TENANT, GAME)   # what a tenant sends and reads names tenant and game as two tokens
 PARAMETERS = {
+    "tenant": {"description": ("The tenant: a platform login's user name (docs/security.md#tenants). Every "
+                               "subject and key a tenant sends or reads names it; the server refuses another's."),
+               "examples": ["acme"]},
     "partition": {"description": ("The game's partition, 0 to P - 1: fnv-1a 32 of the game id mod P, as the intake "
                                   "and the dealer compute it for every command they store."),
                   "examples": ["0"]},
-    "game": {"description": "The game id: one subject token of letters, digits, - and _ (at most 64 characters).",
+    "game": {"description": ("The game id: one subject token of letters, digits, - and _ (at most 64 characters). "
+                             "Where only the house reads (commands, the log, timers), a tenant's game is named by "
+                             "one token, its key <tenant>=<game> (the default tenant's by its bare id)."),
              "examples": ["table-7"]},
     "seat": {"description": "A seat number, 0 to the game's players - 1.", "examples": ["2"]},
     "kind": {"description": ("`hand` for a batch that starts the game or ends a hand, `move` for any other. "
@@ -164,7 +173,7 @@ CAUSE = Header("Zc-Cause", (
     required=True, pattern="^[1-9][0-9]*$")
 
 CHANNELS = {
-    "commands": Channel(intake_subject(GAME), "Commands", (
+    "commands": Channel(intake_subject(TENANT_GAME), "Commands", (
         "Request/reply to the intake (queue group zc-intake, NATS Services API): a game's start and its "
         "seats' moves. Platforms, the gateway and the bots send here; no stream captures this subject, "
         "and whatever headers a request carries, none reaches a stream. The intake answers `Taken` with "
@@ -199,36 +208,36 @@ CHANNELS = {
         "a game live. A core subscriber on zc.log.> would also hear appends the stream refused. "
         "It holds every hand's cards: only the house's own services may read it; platforms and "
         "spectators read the views and the feed.")),
-    "scores": Channel(score_subject(GAME), "Scores", f"Per-hand scores and running totals (stream {SCORES})."),
-    "rejected": Channel(rejected_subject(GAME), "Refusals outside a game", (
+    "scores": Channel(score_subject(TENANT_GAME), "Scores", f"Per-hand scores and running totals (stream {SCORES})."),
+    "rejected": Channel(rejected_subject(TENANT_GAME), "Refusals outside a game", (
         "Core NATS, not stored: refusals of commands for a game that was never started (a "
         "StartGame the rules refuse among them), which has no log to hold them. Zc-Cause names "
         "the refused command.")),
-    "standings": Channel(kv_subject(STANDINGS, GAME), "Standings", (
-        f"The KV bucket {STANDINGS}, key <game>: the game's latest standings, put when a game "
-        "starts, a hand ends or the game ends. Read it with `kv.get(game)` (a direct get) "
+    "standings": Channel(kv_subject(STANDINGS, standings_key(TENANT_GAME)), "Standings", (
+        f"The KV bucket {STANDINGS}, key <tenant>.<game>: the game's latest standings, put when a game "
+        "starts, a hand ends or the game ends. Read it by a direct get naming its subject "
         f"on `js.key_value(\"{STANDINGS}\")`; each put is a message on this subject.")),
-    "feed": Channel(feed_subject(GAME), "Public feed", (
+    "feed": Channel(feed_subject(TENANT_GAME), "Public feed", (
         f"The redacted public feed (stream {FEED}), written by the projector: one FeedBatch per log "
         "batch with anything public in it, each event as a spectator may see it. A stock draw names "
         "no card, a deal shows hand sizes, the stock count and the commitment, a reshuffle the new "
         "stock's size; refusals are left out. `seq` is the log batch's number (from 1), the views' "
         "count: replay the stream from the start, or from after a view's seq. The server republishes each "
-        f"batch it stores on {public_feed_subject(GAME)}: readers outside the house make no consumer, they "
+        f"batch it stores on {public_feed_subject(TENANT_GAME)}: readers outside the house make no consumer, they "
         "follow that subject and read the stream by direct get.")),
-    "publicView": Channel(kv_subject(VIEWS, public_view_key(GAME)), "Public view", (
-        f"The KV bucket {VIEWS}, key <game>.public: all a spectator may know of the game, put by the "
+    "publicView": Channel(kv_subject(VIEWS, public_view_key(TENANT_GAME)), "Public view", (
+        f"The KV bucket {VIEWS}, key <tenant>.<game>.public: all a spectator may know of the game, put by the "
         "projector as the log grows (batches close together share one put). Read it with "
-        f"a direct get (`kv.get`), and follow each put on {view_live_subject(public_view_key(GAME))}, where the "
+        f"a direct get (`kv.get`), and follow each put on {view_live_subject(public_view_key(TENANT_GAME))}, where the "
         "server republishes it; keep the highest `seq`. `applied` is "
         "the command whose batch was folded last: a command whose publish ack seq is at most "
         "`applied` has been handled.")),
-    "seatView": Channel(kv_subject(VIEWS, seat_view_key(GAME, SEAT)), "Seat view", (
-        f"The KV bucket {VIEWS}, key <game>.seat.<seat>: the public view plus that seat's own cards "
+    "seatView": Channel(kv_subject(VIEWS, seat_view_key(TENANT_GAME, SEAT)), "Seat view", (
+        f"The KV bucket {VIEWS}, key <tenant>.<game>.seat.<seat>: the public view plus that seat's own cards "
         "and its latest refusals (R18), whose details may name its cards. Once `public.applied` is at "
         "least a command's seq (the intake's answer), the command was refused if a refusal has that seq as "
         "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway). Each put "
-        f"is republished on {view_live_subject(seat_view_key(GAME, SEAT))}.")),
+        f"is republished on {view_live_subject(seat_view_key(TENANT_GAME, SEAT))}.")),
     "reshuffle": Channel(RESHUFFLE, "Reshuffle requests", (
         "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer). Only "
         "the table may ask and only the dealer may listen; the dealer answers only for a live hand "

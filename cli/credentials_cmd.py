@@ -7,11 +7,12 @@ from zioncheck.services.bus.access import (
     ROLES,
     add_user,
     make_credentials,
-    permissions,
     read_credentials,
+    rights_of,
     write_server_files,
 )
 from zioncheck.services.bus.embedded import CREDENTIALS
+from zioncheck.services.bus.topology import DEFAULT_TENANT
 
 LOOPBACK_ROUTES = "127.0.0.1:6231,127.0.0.1:6232,127.0.0.1:6233"
 
@@ -27,7 +28,11 @@ def add(sub) -> None:
     p.add_argument("--dir", default=str(CREDENTIALS), metavar="DIR",
                    help=f"the folder of logins (default {CREDENTIALS}, the embedded server's)")
     p.add_argument("--add", metavar="USER", help="add a login named USER (letters, digits, - and _)")
-    p.add_argument("--role", choices=ROLES, help="the role of the login --add makes")
+    p.add_argument("--role", choices=ROLES, help="the role of the login --add makes; a platform login is a "
+                                                 "tenant of its own name, whose games no other tenant sees")
+    p.add_argument("--tenant", metavar="TENANT",
+                   help=f"with --add and --role spectator: the tenant whose games it watches "
+                        f"(default {DEFAULT_TENANT}, the embedded platform login's)")
     p.add_argument("--deploy", metavar="DIR",
                    help="make DIR/credentials/ and write DIR/accounts.conf and DIR/routes.conf for "
                         "deploy/single.conf and deploy/cluster/*.conf (for example deploy/secrets)")
@@ -47,6 +52,10 @@ def main(args) -> int:
     if bool(args.add) != bool(args.role):
         print("zioncheck credentials: --add USER and --role ROLE go together", file=sys.stderr)
         return 2
+    if args.tenant and args.role != "spectator":
+        print("zioncheck credentials: --tenant goes with --add USER --role spectator (a platform login is a "
+              "tenant of its own name)", file=sys.stderr)
+        return 2
     folder = Path(args.deploy) / "credentials" if args.deploy else Path(args.dir)
     try:
         make_credentials(folder)
@@ -54,7 +63,7 @@ def main(args) -> int:
             if args.add in read_credentials(folder):
                 print(f"zioncheck credentials: {args.add!r} exists already in {folder}", file=sys.stderr)
                 return 2
-            add_user(folder, args.add, args.role)
+            add_user(folder, args.add, args.role, args.tenant)
         if args.deploy:
             routes = [route.strip() for route in args.routes.split(",") if route.strip()]
             for path in write_server_files(Path(args.deploy), routes, args.partitions, args.replicas):
@@ -64,7 +73,8 @@ def main(args) -> int:
         return 2
     print(f"logins in {folder} (a running server reads new ones on `nats-server --signal reload`):")
     for user, credential in sorted(read_credentials(folder).items()):
-        rights = permissions(args.partitions)[credential.role]
-        print(f"  {user:<12} role {credential.role:<10} {folder / (user + '.json')}"
+        rights = rights_of(credential, args.partitions)
+        tenant = f" tenant {credential.tenant}" if credential.tenant else ""
+        print(f"  {user:<12} role {credential.role:<10}{tenant} {folder / (user + '.json')}"
               f"  ({len(rights.publish)} publish, {len(rights.subscribe) + 1} subscribe permissions)")
     return 0

@@ -27,13 +27,14 @@ def games(args) -> int:
         print("no games stored")
         return 0
     print(f"{'game':<32} {'batches':>7}  {'hands':>5}  state")
-    for game, count, standings in found:
+    for game, count, standings, stalled in found:
         if standings is None:
-            print(f"{game:<32} {count:>7}  {'-':>5}  {words.GAME_NOT_SCORED}")
+            print(f"{game:<32} {count:>7}  {'-':>5}  {words.GAME_STALLED if stalled else words.GAME_NOT_SCORED}")
             continue
         winners = ", ".join(map(str, standings.winners))
         state = (words.GAME_ABANDONED.format(hands=len(standings.hands), winners=winners) if standings.abandoned
-                 else words.GAME_OVER.format(winners=winners) if standings.over else words.GAME_IN_PLAY)
+                 else words.GAME_OVER.format(winners=winners) if standings.over
+                 else words.GAME_STALLED if stalled else words.GAME_IN_PLAY)
         print(f"{game:<32} {count:>7}  {len(standings.hands):>5}  {state}; totals {standings.totals}")
     return 0
 

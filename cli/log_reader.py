@@ -1,5 +1,6 @@
 """Reading stored games back out of JetStream, for replay, export and listing."""
 import asyncio
+import time
 
 import msgspec
 from nats.js.errors import KeyNotFoundError, NotFoundError
@@ -8,8 +9,8 @@ from zioncheck.contracts.log import Entry, entries_of
 from zioncheck.contracts.scores import Standings
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
-from zioncheck.services.bus.log_store import read_batches, stored_games
-from zioncheck.services.bus.topology import STANDINGS
+from zioncheck.services.bus.log_store import read_batches, stalled_games, stored_games
+from zioncheck.services.bus.topology import STANDINGS, standings_key
 
 # Replays, exports and listings read every hand's cards: the operator's login.
 READER = "operator"
@@ -34,8 +35,9 @@ async def _read(access: Access, game: str) -> list[Entry]:
     return entries_of([batch for _, batch in batches])
 
 
-def list_games(url: str | None, credentials: str | None = None) -> list[tuple[str, int, Standings | None]]:
-    """(game id, log messages, standings) for every stored game."""
+def list_games(url: str | None, credentials: str | None = None) -> list[tuple[str, int, Standings | None, bool]]:
+    """(game id, log messages, standings, stalled) for every stored game: stalled, not moved past its
+    deadline with none pending (log_store.stalled_games)."""
     with bus(url, credentials) as access:
         return asyncio.run(_list(access))
 
@@ -50,14 +52,15 @@ async def _list(access: Access):
         except NotFoundError:
             kv = None
         listed = []
+        stalled = await stalled_games(js, time.time())
         for game, count in games.items():
             standings = None
             if kv is not None:
                 try:
-                    standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+                    standings = msgspec.json.decode((await kv.get(standings_key(game))).value, type=Standings)
                 except KeyNotFoundError:
                     pass
-            listed.append((game, count, standings))
+            listed.append((game, count, standings, game in stalled))
         return listed
     finally:
         await nc.close()

@@ -32,7 +32,7 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
         if not batches:
             raise ValueError(f"no game {game!r} is stored (zioncheck games lists them)")
         projection = project(batches)
-        await write_views(kv, projection, {})
+        await write_views(kv, game, projection, {})
         if feed:
             await js.purge_stream(FEED, subject=feed_subject(game))
             replay = Projection()

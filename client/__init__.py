@@ -32,10 +32,14 @@ from zioncheck.services.bus.topology import (
     BATCH_HEADER,
     LOG,
     STANDINGS,
+    VIEWS,
     intake_subject,
+    kv_stream,
+    kv_subject,
     layout,
     live_subject,
     rejected_subject,
+    standings_key,
     stored_command_subject,
 )
 
@@ -49,6 +53,13 @@ class CommandRefused(Exception):
     def __init__(self, refusal: Refused):
         super().__init__(f"{refusal.reason}: {refusal.detail}")
         self.refusal = refusal
+
+
+async def read_view(nc: Client, key: str, timeout: float = 5.0) -> bytes | None:
+    """The view stored at `key` in KV zc_views (public_view_key, seat_view_key), None while none is: a
+    direct get that names the key in its subject, the one read a tenant's login may make of a view."""
+    reply = await request(nc, f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.{kv_subject(VIEWS, key)}", b"", timeout)
+    return None if (reply.headers or {}).get("Status") else reply.data
 
 
 class GameClient:
@@ -115,7 +126,7 @@ class GameClient:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
-                standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+                standings = msgspec.json.decode((await kv.get(standings_key(game))).value, type=Standings)
                 if standings.over:
                     return standings
             except KeyNotFoundError:

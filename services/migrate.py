@@ -34,6 +34,7 @@ from zioncheck.services.bus.topology import (
     layout,
     log_stream,
     origin_of,
+    standings_key,
     stored_command_subject,
 )
 
@@ -102,11 +103,11 @@ async def _standings_renumbered(js: JetStreamContext, game: str, moved: dict[int
     past it): renumbered to the moved log, so the next hand end is scored."""
     kv = await js.key_value(STANDINGS)
     try:
-        standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+        standings = msgspec.json.decode((await kv.get(standings_key(game))).value, type=Standings)
     except KeyNotFoundError:
         return
     if standings.log_seq in moved:
-        await kv.put(game, encode(replace(standings, log_seq=moved[standings.log_seq])))
+        await kv.put(standings_key(game), encode(replace(standings, log_seq=moved[standings.log_seq])))
 
 
 async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> None:

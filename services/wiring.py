@@ -89,7 +89,7 @@ SPECS = (
                 lambda nc, js: TableService(nc, js),
                 (Takes("commands", _all_commands, "zc-tables", commands_stream),),
                 (metrics.COMMANDS, metrics.APPEND_SECONDS, metrics.EVENTS_APPENDED, metrics.ACTIVE_GAMES,
-                 metrics.LOG_CONFLICTS, metrics.DROPPED, metrics.TIMERS_SCHEDULED)),
+                 metrics.LOG_CONFLICTS, metrics.DROPPED, metrics.TIMERS_SCHEDULED, metrics.TIMERS_HEALED)),
     ServiceSpec("dealer", "deals each hand from a secret seed, reveals it after the hand, answers reshuffles",
                 lambda nc, js: DealerService(js),
                 (Takes("log", hand_boundaries, "zc-dealer", log_stream),

@@ -119,5 +119,5 @@ def test_the_headers_a_sender_reads_or_sets_are_documented():
 
 def test_dealer_commands_have_a_subject_of_their_own_that_seats_do_not_share():
     channels = committed()["channels"]
-    assert channels["commands"]["address"] == "zc.in.{game}"
+    assert channels["commands"]["address"] == "zc.in.{tenant}.{game}"
     assert channels["dealerCommands"]["address"] == "zc.cmd.{partition}.{game}.dealer"

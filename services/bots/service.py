@@ -71,18 +71,18 @@ class BotsService:
             stream = log_stream(p)
             try:
                 found, self.seen[stream] = await read_stored(self.js, stream, hand_boundaries(p),
-                                                             after=self.seen.get(stream, 0), sequences=False)
+                                                             after=self.seen.get(stream, 0), whole=True)
             except Exception as error:  # noqa: BLE001 - the next look reads this partition from where it was
                 log.warning("partition_unreadable", stream=stream, error=str(error)[:200])
                 continue
-            for _, data in found:
+            for msg in found:   # the game's key is its subject's (a start names the tenant's own id)
                 try:
-                    first = decode_batch(data).events[:1]
+                    first = decode_batch(msg.data).events[:1]
                 except Exception as error:  # noqa: BLE001 - one unreadable batch must not stop the others
                     log.warning("batch_unreadable", stream=stream, error=str(error)[:200])
                     continue
                 if first and isinstance(first[0], GameStarted):
-                    games.add(first[0].game_id)
+                    games.add(game_of(msg.subject))
         taken = 0
         for game in sorted(games - set(self.playing)):
             started = await self._not_over(game, where)

@@ -47,6 +47,8 @@ from nats.aio.client import Client
 
 from zioncheck.services.bus import headers
 from zioncheck.services.bus.topology import (
+    ANY_GAME,
+    DEFAULT_TENANT,
     FEED,
     INTAKE_GROUP,
     INTAKE_SUBJECTS,
@@ -58,16 +60,23 @@ from zioncheck.services.bus.topology import (
     SEEDS,
     STANDINGS,
     TABLES_HERE,
-    VIEW_LIVE_SUBJECTS,
     VIEWS,
     StoreLimits,
     commands_stream,
+    feed_subject,
+    game_key,
+    intake_subject,
     kv_stream,
     kv_subject,
     log_stream,
     log_subject,
     public_feed_subject,
     public_view_key,
+    rejected_subject,
+    score_subject,
+    standings_key,
+    valid_game_id,
+    view_keys,
     view_live_subject,
 )
 
@@ -152,15 +161,15 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
     log_writes = [log_subject(p, "*", "*") for p in ps]
     return {
         "operator": Permissions(publish=(">",), subscribe=(">",)),
-        "table": _role([*log_writes, "zc.rejected.*", RESHUFFLE, SCHEDULE_SUBJECTS, TABLES_HERE],
+        "table": _role([*log_writes, rejected_subject(ANY_GAME), RESHUFFLE, SCHEDULE_SUBJECTS, TABLES_HERE],
                        subscribe=[TABLES_HERE], reads=commands + logs, responds=True,
                        durables=[(c, "zc-tables") for c in commands], partitions=partitions),
         "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
                         reads=[*logs, kv_stream(SEEDS)], responds=True,
                         durables=[(lg, "zc-dealer") for lg in logs], partitions=partitions),
-        "scoring": _role(["zc.score.*", *_kv_writes(STANDINGS)], reads=[*logs, kv_stream(STANDINGS)],
+        "scoring": _role([score_subject(ANY_GAME), *_kv_writes(STANDINGS)], reads=[*logs, kv_stream(STANDINGS)],
                          durables=[(lg, "zc-scoring") for lg in logs], partitions=partitions),
-        "projector": _role(["zc.feed.*", *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS)],
+        "projector": _role([feed_subject(ANY_GAME), *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS)],
                            durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
         "intake": _role([SEAT_COMMANDS], subscribe=[INTAKE_SUBJECTS, *_SERVICE_DISCOVERY], responds=True,
                         partitions=partitions),
@@ -168,17 +177,46 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                          reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
         "bots": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],
                       reads=[*logs, kv_stream(STANDINGS)], partitions=partitions),
-        # Readers outside the house make no consumer (its delivery subject and acks would be the
-        # server publishing for them): they get by message and follow what the server republishes.
-        "platform": _role([INTAKE_SUBJECTS], subscribe=["zc.rejected.>", VIEW_LIVE_SUBJECTS, public_feed_subject("*")],
-                          gets=[FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)]),
-        # A spectator reads public views by key only (a direct get names the key in its subject):
-        # a plain get on the views bucket could name a seat's key.
-        "spectator": _role([f"$JS.API.STREAM.INFO.{kv_stream(VIEWS)}",
-                            f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.{kv_subject(VIEWS, public_view_key('*'))}"],
-                           subscribe=[view_live_subject(public_view_key("*")), public_feed_subject("*")],
-                           gets=[FEED, SCORES, kv_stream(STANDINGS)]),
-    }
+    } | {role: tenant_rights(role, DEFAULT_TENANT) for role in TENANT_ROLES}
+
+
+# The roles that belong to a tenant: what they send and read is that tenant's alone.
+TENANT_ROLES = ("platform", "spectator")
+
+
+def _last_of(stream: str, subject: str) -> str:
+    """A direct get of the last message on `subject` (a pattern): the server takes the subject from the
+    API subject alone and refuses a body that names another, so the right names exactly what is read."""
+    return f"$JS.API.DIRECT.GET.{stream}.{subject}"
+
+
+def tenant_rights(role: str, tenant: str) -> Permissions:
+    """A platform's or a spectator's rights, for one tenant: each subject and key names the tenant as a
+    token of its own (topology.game_key), so the server itself keeps every tenant to its own games.
+    Readers outside the house make no consumer (its delivery subject and acks would be the server
+    publishing for them) and no stream info (it lists a stream's subjects, every tenant's games): they
+    get by subject and follow what the server republishes."""
+    games = game_key(tenant, "*")
+    public = [_last_of(FEED, feed_subject(games)), _last_of(SCORES, score_subject(games)),
+              _last_of(kv_stream(STANDINGS), kv_subject(STANDINGS, standings_key(games)))]
+    if role == "platform":
+        views = view_live_subject(view_keys(games))
+        return Permissions((intake_subject(games), *public,
+                            _last_of(kv_stream(VIEWS), kv_subject(VIEWS, views.removeprefix("zc.view."))),
+                            "$JS.API.INFO"),
+                           (rejected_subject(games), views, public_feed_subject(games)))
+    if role == "spectator":   # public views by key only: a seat's key is never named
+        return Permissions((*public, _last_of(kv_stream(VIEWS), kv_subject(VIEWS, public_view_key(games))),
+                            "$JS.API.INFO"),
+                           (view_live_subject(public_view_key(games)), public_feed_subject(games)))
+    raise ValueError(f"{role!r} belongs to no tenant (tenant roles: {', '.join(TENANT_ROLES)})")
+
+
+def rights_of(credential: "Credential", partitions: int) -> Permissions:
+    """A login's rights: its role's, for its tenant when the role has one."""
+    if credential.role in TENANT_ROLES:
+        return tenant_rights(credential.role, credential.tenant or DEFAULT_TENANT)
+    return permissions(partitions)[credential.role]
 
 
 # P on this machine when the deploy says nothing: measured with `python -m bench partitions`
@@ -205,6 +243,7 @@ class Credential:
     user: str
     password: str
     role: str
+    tenant: str = ""   # a platform's or a spectator's tenant (a platform login is a tenant of its own name)
 
 
 def make_credentials(folder: Path, roles=ROLES) -> dict[str, Credential]:
@@ -218,17 +257,24 @@ def make_credentials(folder: Path, roles=ROLES) -> dict[str, Credential]:
     return found
 
 
-def add_user(folder: Path, user: str, role: str) -> Credential:
-    """A new user of `role` (for example a second platform), with a fresh random password."""
+def add_user(folder: Path, user: str, role: str, tenant: str | None = None) -> Credential:
+    """A new user of `role`, with a fresh random password. A platform login is a tenant of its own
+    name (a second platform is a second tenant); a spectator watches one tenant's games (`tenant`,
+    by default the default tenant's)."""
     if role not in PERMISSIONS:
         raise ValueError(f"unknown role {role!r} (choose from {', '.join(ROLES)})")
-    if not user or not all(c.isalnum() or c in "-_" for c in user) or len(user) > 64:
+    if not valid_game_id(user):
         raise ValueError(f"bad user name {user!r}: letters, digits, - and _, at most 64")
-    credential = Credential(user=user, password=secrets.token_urlsafe(24), role=role)
+    if tenant is not None and (role != "spectator" or not valid_game_id(tenant)):
+        raise ValueError(f"a tenant is given to a spectator only, as letters, digits, - and _ (not {tenant!r}); "
+                         f"a platform login is a tenant of its own name")
+    tenant = user if role == "platform" else (tenant or DEFAULT_TENANT) if role == "spectator" else ""
+    credential = Credential(user=user, password=secrets.token_urlsafe(24), role=role, tenant=tenant)
     path = folder / f"{user}.json"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as out:
-        json.dump({"user": user, "password": credential.password, "role": role}, out)
+        json.dump({"user": user, "password": credential.password, "role": role}
+                  | ({"tenant": tenant} if tenant else {}), out)
     return credential
 
 
@@ -236,7 +282,8 @@ def read_credentials(folder: Path) -> dict[str, Credential]:
     found = {}
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         data = json.loads(path.read_text())
-        found[data["user"]] = Credential(data["user"], data["password"], data["role"])
+        tenant = data.get("tenant") or {"platform": data["user"], "spectator": DEFAULT_TENANT}.get(data["role"], "")
+        found[data["user"]] = Credential(data["user"], data["password"], data["role"], tenant)
     return found
 
 
@@ -249,7 +296,7 @@ def user_block(credential: Credential, partitions: int = DEFAULT_PARTITIONS, che
     only for measuring what they cost)."""
     if not checked:
         return f"      {{user: {json.dumps(credential.user)}, password: {json.dumps(credential.password)}}}"
-    rights = permissions(partitions)[credential.role]
+    rights = rights_of(credential, partitions)
     subscribe = (*rights.subscribe, f"{inbox_prefix(credential.user)}.>")
     responses = "\n        allow_responses: {max: 1, expires: \"30s\"}" if rights.responds else ""
     return (f"      {{user: {json.dumps(credential.user)}, password: {json.dumps(credential.password)}\n"

@@ -28,7 +28,7 @@ from nats.js.api import ConsumerConfig
 
 from zioncheck.contracts.commands import ORIGINS
 from zioncheck.services.bus.game_queues import GameQueues
-from zioncheck.services.bus.topology import TABLES_HERE, game_of, origin_of, partition_of, valid_game_id
+from zioncheck.services.bus.topology import TABLES_HERE, game_of, origin_of, partition_of, valid_game_key
 from zioncheck.services.observability import DROPPED
 
 log = structlog.get_logger("services")
@@ -194,7 +194,7 @@ class Partition:
             if self.pulls[reply][0] <= 0:
                 del self.pulls[reply]
         game = game_of(msg.subject)
-        if not valid_game_id(game) or origin_of(msg.subject) not in ORIGINS:
+        if not valid_game_key(game) or origin_of(msg.subject) not in ORIGINS:
             await drop(msg, "command", "the subject names no valid game and origin")
         elif partition_of(game, self.partitions) != self.index:
             # Published straight into a partition that is not the game's: never applied.

@@ -16,11 +16,20 @@ from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg
 from nats.js.errors import BadRequestError, NotFoundError
 
-from zioncheck.contracts.events import GameEnded, GameStarted, HandEnded
+from zioncheck.contracts.events import GameAbandoned, GameEnded, GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
+from zioncheck.domain.timers import deadline
 from zioncheck.services.bus.publish import publish_stored
-from zioncheck.services.bus.topology import BATCH_HEADER, game_of, layout, log_stream, log_subject
+from zioncheck.services.bus.topology import (
+    BATCH_HEADER,
+    commands_stream,
+    game_of,
+    layout,
+    log_stream,
+    log_subject,
+    schedule_subject,
+)
 
 WRONG_LAST_SEQUENCE = 10071
 STREAM_NOT_FOUND = 10059
@@ -244,6 +253,51 @@ async def subject_counts(js: JetStreamContext, stream: str, subjects: str, timeo
         counts.update(reply["state"].get("subjects") or {})
         if len(counts) == before or len(counts) >= reply.get("total", 0):
             return counts
+
+
+async def unscheduled(js: JetStreamContext, over: set[str] = frozenset()) -> list[str]:
+    """The games with a log and no schedule pending (topology.schedule_subject), leaving out `over`,
+    whose last hand batch does not end the game: those whose deadline, if their log calls for one,
+    has no schedule to come. Two counts of subjects a partition, one direct get a game left."""
+    where = await layout(js)
+    found = []
+    for p in range(where.partitions):
+        logs = per_game(await subject_counts(js, log_stream(p), log_subject(p, "*", "*")))
+        pending = per_game(await subject_counts(js, commands_stream(p), schedule_subject(p, "*")))
+        for game in sorted(logs.keys() - pending.keys() - over):
+            try:
+                last = await js.get_msg(log_stream(p), subject=log_subject(p, game, "hand"), direct=True)
+            except NotFoundError:
+                continue
+            if not any(isinstance(event, (GameEnded, GameAbandoned)) for event in decode_batch(last.data).events):
+                found.append(game)
+            else:
+                over.add(game) if isinstance(over, set) else None
+    return found
+
+
+async def schedule_pending(js: JetStreamContext, partition: int, game: str) -> bool:
+    """Whether the game's deadline has a schedule pending in its partition's commands stream."""
+    try:
+        await js.get_msg(commands_stream(partition), subject=schedule_subject(partition, game), direct=True)
+    except NotFoundError:
+        return False
+    return True
+
+
+async def stalled_games(js: JetStreamContext, now: float) -> set[str]:
+    """The games that have not moved past their deadline (`now`, seconds since the epoch): not over,
+    their log calls for a deadline, none is pending, and the last batch is older than it."""
+    stalled = set()
+    for game in await unscheduled(js, set()):
+        logged = await load(js, game)
+        due = deadline(logged.state)
+        if due is None or logged.state.game_over:
+            continue
+        last = await js.get_msg(logged.stream, seq=logged.last_seq)
+        if last.time is not None and last.time.timestamp() + due.seconds < now:
+            stalled.add(game)
+    return stalled
 
 
 def per_game(counts: dict[str, int]) -> dict[str, int]:

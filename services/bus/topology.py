@@ -8,7 +8,7 @@ account (services/bus/access.py: mappings) where commands are published, and by
 proves the two agree. Each partition p has its own commands stream ZC_COMMANDS_<p> and log
 stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
 
-    zc.in.<game>      where a platform, the gateway and the bots hand a game's commands to the intake
+    zc.in.<tenant>.<game>  where a platform, the gateway and the bots hand a game's commands to the intake
                       (services/intake), a request answered with contracts.intake.Taken or Refused.
                       No stream captures it: only house services publish where a stream stores
     zc.cmd.<p>.<game>.<origin>  a game's commands as stream ZC_COMMANDS_<p> stores them: origin `play`
@@ -76,13 +76,13 @@ TABLES_HERE = "zc.tables.here"
 BATCH_HEADER = "Zc-Batch"
 
 
-INTAKE_SUBJECTS = "zc.in.*"
+INTAKE_SUBJECTS = "zc.in.*.*"
 INTAKE_GROUP = "zc-intake"
 
 
 def intake_subject(game: str) -> str:
-    """Where a game's commands are handed to the intake."""
-    return f"zc.in.{game}"
+    """Where a game's commands are handed to the intake: zc.in.<tenant>.<game> (game, a game key)."""
+    return f"zc.in.{_tenant_game(game)}"
 
 
 def stored_command_subject(partition: int, game: str, origin: str = "*") -> str:
@@ -185,39 +185,88 @@ def live_subject(game: str, kind: str = "*") -> str:
     return f"zc.live.{game}.{kind}"
 
 
+# --- tenants -----------------------------------------------------------------------------
+# Each platform login is a tenant (services/bus/access.py). The house names a tenant's game by one
+# subject token, its game key `<tenant>=<game>` (`=` is no letter of a game id or a login name), in
+# everything only the house reads: commands, the log, timers, seeds. The default tenant's games keep
+# their bare ids, as every game stored before tenants has. What a tenant reads and sends carries the
+# tenant as a token of its own, so the server's permissions keep tenants apart:
+#   zc.in.<tenant>.<game>, $KV.zc_views.<tenant>.<game>.public | .seat.<n>, $KV.zc_standings.<tenant>.<game>,
+#   zc.feed.<tenant>.<game>, zc.public.<tenant>.<game>, zc.score.<tenant>.<game>, zc.rejected.<tenant>.<game>
+TENANT_MARK = "="
+DEFAULT_TENANT = "platform"   # the embedded server's platform login, and every game stored before tenants
+ANY_GAME = f"*{TENANT_MARK}*"  # a key standing for every game of every tenant, in the patterns made from it
+
+
+def game_key(tenant: str, game: str) -> str:
+    """The house's name for a tenant's game."""
+    return game if tenant == DEFAULT_TENANT else f"{tenant}{TENANT_MARK}{game}"
+
+
+def tenant_of(key: str) -> tuple[str, str]:
+    """A game key's tenant and the game id the tenant gave it."""
+    tenant, mark, game = key.partition(TENANT_MARK)
+    return (tenant, game) if mark else (DEFAULT_TENANT, key)
+
+
+def _tenant_game(key: str) -> str:
+    """A game key as two tokens, tenant and game: how it stands in what a tenant reads."""
+    tenant, game = tenant_of(key)
+    return f"{tenant}.{game}"
+
+
 def score_subject(game: str) -> str:
-    return f"zc.score.{game}"
+    return f"zc.score.{_tenant_game(game)}"
 
 
 def feed_subject(game: str) -> str:
-    return f"zc.feed.{game}"
+    return f"zc.feed.{_tenant_game(game)}"
 
 
 def public_view_key(game: str) -> str:
-    return f"{game}.public"
+    return f"{_tenant_game(game)}.public"
 
 
 def seat_view_key(game: str, seat: int) -> str:
-    return f"{game}.seat.{seat}"
+    return f"{_tenant_game(game)}.seat.{seat}"
+
+
+def view_keys(game: str) -> str:
+    """Every view key of a game, its public view's and each seat's (a pattern)."""
+    return f"{_tenant_game(game)}.>"
+
+
+def standings_key(game: str) -> str:
+    """Where the scoring service keeps a game's standings in KV zc_standings."""
+    return _tenant_game(game)
 
 
 def seed_key(game: str, hand: int) -> str:
-    """Where the dealer keeps a hand's secret seed in KV zc_dealer_seeds."""
+    """Where the dealer keeps a hand's secret seed in KV zc_dealer_seeds (the house's alone)."""
     return f"{game}.{hand}"
 
 
 def rejected_subject(game: str) -> str:
-    return f"zc.rejected.{game}"
+    return f"zc.rejected.{_tenant_game(game)}"
+
+
+# What a tenant reads or sends names the game by two tokens after these prefixes.
+_TENANT_FACING = {"in", "feed", "score", "rejected", "public", "view", "$KV.zc_views", "$KV.zc_standings"}
 
 
 def game_of(subject: str) -> str:
-    """The game a subject names: zc.cmd.<p>.<game>.<origin> and zc.log.<p>.<game>.<kind> carry the
-    partition before it, every other one (zc.cmd.<game>.<origin>, zc.live.<game>.<kind>, a view's
-    $KV.zc_views.<game>.public...) not."""
+    """The game key a subject names. zc.cmd.<p>.<key>.<origin>, zc.log.<p>.<key>.<kind> and
+    zc.timer.<p>.<key> carry the partition before it, zc.live.<key>.<kind> and a seed's
+    $KV.zc_dealer_seeds.<key>.<hand> not; what a tenant reads names tenant and game as two tokens
+    (zc.feed.<tenant>.<game>, $KV.zc_views.<tenant>.<game>.public, ...)."""
     parts = subject.split(".")
-    if len(parts) == 5 and parts[1] in ("cmd", "log"):
+    if len(parts) < 3:
+        return ""
+    if parts[1] in ("cmd", "log", "timer") and parts[2].isdigit() and len(parts) >= 4:
         return parts[3]
-    return parts[2] if len(parts) > 2 else ""
+    if (parts[1] in _TENANT_FACING or f"{parts[0]}.{parts[1]}" in _TENANT_FACING) and len(parts) >= 4:
+        return game_key(parts[2], parts[3])
+    return parts[2]
 
 
 def partition_in(subject: str) -> int | None:
@@ -233,10 +282,21 @@ GAME_ID_MAX = 64
 _GAME_ID = re.compile(f"[{re.escape(GAME_ID_LETTERS)}]{{1,{GAME_ID_MAX}}}")  # one check a command: no loop in Python
 
 
+_GAME_KEY = re.compile(f"(?:[{re.escape(GAME_ID_LETTERS)}]{{1,{GAME_ID_MAX}}}{TENANT_MARK})?"
+                       f"[{re.escape(GAME_ID_LETTERS)}]{{1,{GAME_ID_MAX}}}")
+
+
 def valid_game_id(game: str) -> bool:
     """A game id is 1 to 64 of the ASCII letters, digits, - and _: one NATS subject token,
-    never a wildcard, the same in every subject and key that names the game."""
+    never a wildcard, the same in every subject and key that names the game. A tenant's name is
+    made of the same letters."""
     return _GAME_ID.fullmatch(game) is not None
+
+
+def valid_game_key(key: str) -> bool:
+    """A game id, or a tenant's name, `=` and a game id (game_key); never the default tenant's
+    name that way, whose games keep their bare ids."""
+    return _GAME_KEY.fullmatch(key) is not None and not key.startswith(f"{DEFAULT_TENANT}{TENANT_MARK}")
 
 
 def new_game_id(kind: str = "game") -> str:
@@ -310,11 +370,12 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
                          max_bytes=limits.bytes_of("log", partitions),
                          max_msgs_per_subject=limits.game_batches, discard_new_per_subject=True, **common)]
     return per_partition + [
-        StreamConfig(name=SCORES, subjects=["zc.score.*"], deny_delete=True, deny_purge=True, allow_direct=True,
-                     max_bytes=limits.bytes_of(SCORES), **common),
+        StreamConfig(name=SCORES, subjects=[score_subject(ANY_GAME)], deny_delete=True, deny_purge=True,
+                     allow_direct=True, max_bytes=limits.bytes_of(SCORES), **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed (the operator).
-        StreamConfig(name=FEED, subjects=["zc.feed.*"], duplicate_window=120.0, deny_delete=True, allow_direct=True,
-                     republish=RePublish(src="zc.feed.*", dest=public_feed_subject("{{wildcard(1)}}")),
+        StreamConfig(name=FEED, subjects=[feed_subject(ANY_GAME)], duplicate_window=120.0, deny_delete=True,
+                     allow_direct=True, republish=RePublish(src=feed_subject(ANY_GAME), dest=public_feed_subject(
+                         game_key("{{wildcard(1)}}", "{{wildcard(2)}}"))),
                      max_bytes=limits.bytes_of(FEED), **common),
     ]
 
@@ -340,7 +401,7 @@ def view_live_subject(key: str) -> str:
 
 def public_feed_subject(game: str) -> str:
     """Where the server republishes each feed batch stored for `game`."""
-    return f"zc.public.{game}"
+    return f"zc.public.{_tenant_game(game)}"
 
 
 log = structlog.get_logger("topology")

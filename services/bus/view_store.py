@@ -20,10 +20,12 @@ from zioncheck.services.bus.topology import (
     FEED,
     VIEWS,
     feed_subject,
+    game_key,
     kv_stream,
     kv_subject,
     public_view_key,
     seat_view_key,
+    tenant_of,
 )
 
 # A batch writes the public view and each seat's (2 to 6 more): a window of 8 messages a game
@@ -36,9 +38,10 @@ class _Seq(msgspec.Struct):
     seq: int = -1
 
 
-async def write_views(kv: KeyValue, projection: Projection, revisions: dict[str, int]) -> None:
-    """The public view and every seat's view of the projection; `revisions` caches each key's last."""
-    game, seq = projection.game.game_id, projection.seq
+async def write_views(kv: KeyValue, game: str, projection: Projection, revisions: dict[str, int]) -> None:
+    """The public view and every seat's view of the game's projection (`game`, its key); `revisions`
+    caches each key's last."""
+    seq = projection.seq
     writes = [(public_view_key(game), encode(public_view(projection)))]
     writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat)))
                for seat in range(projection.game.players)]
@@ -73,8 +76,9 @@ async def _stored(kv: KeyValue, key: str) -> tuple[int, int]:
     return entry.revision, msgspec.json.decode(entry.value, type=_Seq).seq
 
 
-async def recent_public_views(js: JetStreamContext, limit: int) -> list[RawStreamMsg]:
-    """The public views of the `limit` games whose views changed last, the most recent first.
+async def recent_public_views(js: JetStreamContext, limit: int, tenant: str = "*") -> list[RawStreamMsg]:
+    """The public views of the `limit` games (of `tenant`, or of every tenant) whose views changed last,
+    the most recent first.
 
     The bucket keeps each key once, at its last change, in the order of the changes, so the
     newest public views are at the end of its stream: they are read from a window at the end,
@@ -88,7 +92,8 @@ async def recent_public_views(js: JetStreamContext, limit: int) -> list[RawStrea
     window = PUBLIC_WINDOW * limit
     while True:
         start = max(state.first_seq, state.last_seq - window + 1)
-        found, _ = await read_stored(js, stream, kv_subject(VIEWS, public_view_key("*")), after=start - 1,
+        found, _ = await read_stored(js, stream, kv_subject(VIEWS, public_view_key(game_key(tenant, "*"))),
+                                     after=start - 1,
                                      whole=True)
         views = [msg for msg in found if msg.data and not (msg.headers or {}).get("KV-Operation")]
         if len(views) >= limit or start <= state.first_seq:
@@ -97,8 +102,9 @@ async def recent_public_views(js: JetStreamContext, limit: int) -> list[RawStrea
 
 
 async def publish_feed(js: JetStreamContext, game: str, seq: int, events, dedupe: bool = True) -> bool:
-    """The public side of log batch `seq`; nothing (False) when the batch holds nothing public."""
-    batch = feed_batch(game, seq, events)
+    """The public side of log batch `seq`; nothing (False) when the batch holds nothing public. It names
+    the game by the id its tenant gave it, as the views do."""
+    batch = feed_batch(tenant_of(game)[1], seq, events)
     if batch is None:
         return False
     headers = {"Nats-Msg-Id": f"feed:{game}:{seq}"} if dedupe else None

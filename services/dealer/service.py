@@ -18,7 +18,7 @@ from zioncheck.domain import GameState, fold
 from zioncheck.domain.fairness import commitment
 from zioncheck.domain.seeded import deal_from_seed, reshuffle_order, reshuffle_refusal
 from zioncheck.services.bus.log_store import next_message, read_batches
-from zioncheck.services.bus.topology import SEEDS, layout, seed_key, stored_command_subject, valid_game_id
+from zioncheck.services.bus.topology import SEEDS, layout, seed_key, stored_command_subject, valid_game_key
 from zioncheck.services.observability import DEALS, REFUSED_ASKS, RESHUFFLES, SEEDS_REVEALED
 
 log = structlog.get_logger("dealer")
@@ -54,7 +54,7 @@ class DealerService:
     async def on_reshuffle(self, request: ReshuffleRequest) -> Reshuffle | ReshuffleRefused:
         """The order for the draw that needs it; only the table can ask (NATS permissions), and only
         for its game's live hand as the log stands now (the draw waits for this answer)."""
-        why = "bad game id" if not valid_game_id(request.game_id) else ""
+        why = "bad game id" if not valid_game_key(request.game_id) else ""
         if not why:
             state = fold(GameState(), [e for _, batch in await read_batches(self.js, request.game_id)
                                        for e in batch.events])

@@ -27,7 +27,7 @@ from zioncheck.contracts.languages import path as catalogue_path
 from zioncheck.contracts.log import tag_of
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.services.bus.access import Access
-from zioncheck.services.bus.topology import VIEWS, public_view_key, seat_view_key
+from zioncheck.services.bus.topology import DEFAULT_TENANT, VIEWS, public_view_key, seat_view_key
 from zioncheck.services.gateway import openapi
 from zioncheck.services.gateway.games import Games
 from zioncheck.services.gateway.keys import HEADER, Keyring
@@ -61,6 +61,11 @@ class Gateway:
     lobbies: Lobbies | None = None
     public_lobby: bool = False   # anyone who reaches the gateway may open a lobby without a platform key
 
+    def tenants(self) -> tuple[str, ...]:
+        """Whose games this gateway opens and shows: its keys' tenants, and the default tenant's (the
+        public lobby's, and every game stored before tenants)."""
+        return tuple(sorted({key.tenant for key in self.keys.keys} | {DEFAULT_TENANT}))
+
 
 def whole_number(request: Request, name: str) -> int | None:
     """A query parameter that must be a whole number when given (400 `bad_parameter` otherwise)."""
@@ -88,7 +93,7 @@ async def create_game(request: Request) -> Response:
     new = await _new_game(request)
     gateway.games.check_room(key.name)
     gateway.limiter.new_game(key.name)
-    game, now = await gateway.games.create(new, owner=key.name), time.time()
+    game, now = await gateway.games.create(new, owner=key.name, tenant=key.tenant), time.time()
     issued = {seat: issue(gateway.secret, game, seat, gateway.token_ttl, now)
               for seat, player in enumerate(new.seats) if player == "person"}
     tickets = [SeatTicket(seat=seat, player=player, token=issued.get(seat),
@@ -115,14 +120,15 @@ async def open_lobby(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     presented = request.headers.get(HEADER)
     if presented or not gateway.public_lobby:
-        owner = gateway.keys.match(presented).name
+        key = gateway.keys.match(presented)
+        owner, tenant = key.name, key.tenant
     else:
-        owner = PUBLIC_LOBBY
+        owner, tenant = PUBLIC_LOBBY, DEFAULT_TENANT
     gateway.limiter.request(owner)
     new = await _new_game(request)
     gateway.games.check_room(owner)
     gateway.limiter.new_game(owner)
-    lobby = gateway.lobbies.open(new, owner, expires=int(time.time() + gateway.token_ttl))
+    lobby = gateway.lobbies.open(new, owner, expires=int(time.time() + gateway.token_ttl), tenant=tenant)
     return json_response(_lobby_state(gateway, lobby, host=True), 201, {"Location": f"/lobbies/{lobby.game}"})
 
 
@@ -279,7 +285,7 @@ def create_app(gateway: Gateway) -> Starlette:
     async def lifespan(app: Starlette):
         client = await GameClient.connect(gateway.access, "gateway")  # streams are the operator's to make
         views = await client.js.key_value(VIEWS)
-        gateway.reads = Reads(client.js, views)
+        gateway.reads = Reads(client.js, views, tenants=gateway.tenants())
         gateway.games = Games(client, gateway.reads, open_per_key=gateway.limits.open_games,
                               idle_after=gateway.limits.idle_minutes * 60).start()
         gateway.hubs = Hubs(client.js, views)

@@ -28,7 +28,7 @@ from zioncheck.contracts.commands import Limits, SeatCommand, StartGame
 from zioncheck.contracts.log import encode, tag_of
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.views import redact
-from zioncheck.services.bus.topology import new_game_id
+from zioncheck.services.bus.topology import DEFAULT_TENANT, game_key, new_game_id, tenant_of
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.wire import NewGame, Outcome
 
@@ -99,14 +99,14 @@ class Games:
                               f"key may: one must end, or go {self.idle_after / 60:g} minutes without a move, "
                               "before it opens another")
 
-    async def create(self, new: NewGame, owner: str, game: str | None = None) -> str:
+    async def create(self, new: NewGame, owner: str, game: str | None = None, tenant: str = DEFAULT_TENANT) -> str:
         """Open a game for the key `owner` (TooManyOpen when it holds its fill); its start seats its bots.
 
         `game` is the id a lobby reserved for it; without one the game gets a new id."""
         self.check_room(owner)
         self.opening[owner] += 1   # before any await: concurrent requests see this one's place taken
         try:
-            game, follower = await self._start(new, game or new_game_id())
+            game, follower = await self._start(new, game or game_key(tenant, new_game_id()))
         finally:
             self.opening[owner] -= 1
             if not self.opening[owner]:
@@ -120,7 +120,8 @@ class Games:
         follower = await self.client.follow(game)
         try:
             limits = Limits(turn_seconds=new.turn_seconds, bot_seconds=new.pace)
-            seq = await self.client.send(game, StartGame(game_id=game, players=new.players, dealer=new.dealer,
+            seq = await self.client.send(game, StartGame(game_id=tenant_of(game)[1], players=new.players,
+                                                         dealer=new.dealer,
                                                          seats=list(new.seats), limits=limits))
             rejected = refusal_of(await follower.outcome(seq, self.answer_within))
         except BaseException:

@@ -1,6 +1,8 @@
 """Platform keys: what lets a platform (or the operator's own web page) open games on this gateway.
 
-A keys file holds one key a line, optionally named as `name:key`; a key without a
+A keys file holds one key a line, optionally named as `name:key`, and as
+`name@tenant:key` for a key whose games belong to a tenant (services/bus/topology.py: a
+tenant's games are its own; without one, the default tenant's); a key without a
 name is known by a short fingerprint of it (never the key itself, which stays out of
 logs). Blank lines and lines starting with `#` are skipped. A request sends its key as
 `X-Platform-Key: <key>`: `Authorization: Bearer` already carries seat tokens, and a
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zioncheck.services.bus.embedded import HOME
+from zioncheck.services.bus.topology import DEFAULT_TENANT, valid_game_id
 
 HEADER = "X-Platform-Key"
 KEYS_FILE = "platform-keys"
@@ -45,6 +48,7 @@ class KeyRefused(Exception):
 class PlatformKey:
     name: str
     digest: bytes     # SHA-256 of the key: what a presented key is compared with
+    tenant: str = DEFAULT_TENANT   # whose games the key opens
 
     def __repr__(self) -> str:
         return f"PlatformKey({self.name!r})"   # never the key
@@ -65,22 +69,26 @@ def parse(text: str, source: str) -> list["PlatformKey"]:
         name, colon, key = line.partition(":")
         if not colon:
             name, key = fingerprint(line), line
-        keys.append(_checked(name.strip(), key.strip(), f"{source} line {number}", keys))
+        name, at, tenant = name.partition("@")
+        keys.append(_checked(name.strip(), key.strip(), f"{source} line {number}", keys,
+                             tenant.strip() if at else DEFAULT_TENANT))
     if not keys:
         raise KeysError(f"{source} holds no key: write one a line (optionally name:key)")
     return keys
 
 
-def _checked(name: str, key: str, where: str, earlier: list[PlatformKey]) -> PlatformKey:
+def _checked(name: str, key: str, where: str, earlier: list[PlatformKey], tenant: str = DEFAULT_TENANT) -> PlatformKey:
     if len(key) < MIN_LENGTH or any(c.isspace() for c in key):
         raise KeysError(f"{where}: a key needs at least {MIN_LENGTH} characters and no spaces")
     if not NAME.fullmatch(name):
         raise KeysError(f"{where}: a key's name is 1 to 64 letters, digits, '.', '_' or '-', not {name[:64]!r}")
+    if not valid_game_id(tenant):
+        raise KeysError(f"{where}: a tenant is 1 to 64 letters, digits, '_' or '-', not {tenant[:64]!r}")
     digest = hashlib.sha256(key.encode()).digest()
     for other in earlier:
         if other.name == name or other.digest == digest:
             raise KeysError(f"{where}: the name {name!r} or its key is already given on an earlier line")
-    return PlatformKey(name, digest)
+    return PlatformKey(name, digest, tenant)
 
 
 def load(path: Path) -> list[PlatformKey]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from zioncheck.services.bus.topology import new_game_id
+from zioncheck.services.bus.topology import DEFAULT_TENANT, game_key, new_game_id
 from zioncheck.services.gateway.games import Games
 from zioncheck.services.gateway.wire import NewGame
 
@@ -46,11 +46,12 @@ class Lobbies:
         self.games, self.keep_for = games, keep_for
         self.waiting: dict[str, Lobby] = {}
 
-    def open(self, new: NewGame, owner: str, expires: int) -> Lobby:
-        """A new lobby for the key `owner`; TooManyOpen when the key holds its fill of games and lobbies."""
+    def open(self, new: NewGame, owner: str, expires: int, tenant: str = DEFAULT_TENANT) -> Lobby:
+        """A new lobby for the key `owner`, its game the key's tenant's; TooManyOpen when the key holds its
+        fill of games and lobbies."""
         self.sweep()
         self.games.check_room(owner)
-        game = new_game_id()
+        game = game_key(tenant, new_game_id())
         lobby = self.waiting[game] = Lobby(game, new, owner, expires)
         self.games.waiting[owner] += 1
         log.info("lobby_opened", game=lobby.game, key=owner, seats=",".join(new.seats))

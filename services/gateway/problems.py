@@ -135,12 +135,12 @@ MAPPED = {
 # The intake's refusals that reach a person: the gateway sends only commands it decoded itself, so a
 # shape refusal (bad_command, bad_game, bad_key) would be the gateway's own fault.
 INTAKE = {"game_full": (409, "game_full"), "store_full": (503, "store_full"),
-          "unavailable": (503, "store_unavailable")}
+          "unavailable": (503, "store_unavailable"), "over_rate": (429, "too_many_commands")}
 
 
 async def _intake(request: Request, exc: CommandRefused) -> Response:
     status, error = INTAKE.get(exc.refusal.reason, (422, "invalid_command"))
-    return problem(status, error, exc.refusal.detail, {"Retry-After": "1"} if status == 503 else None)
+    return problem(status, error, exc.refusal.detail, {"Retry-After": "1"} if status in (429, 503) else None)
 
 
 async def _mapped(request: Request, exc: Exception) -> Response:

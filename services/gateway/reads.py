@@ -16,7 +16,7 @@ from zioncheck.contracts.events import HandDealt
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
 from zioncheck.services.bus.log_store import last_message, read_batches
-from zioncheck.services.bus.topology import game_of, public_view_key, valid_game_id
+from zioncheck.services.bus.topology import DEFAULT_TENANT, game_of, public_view_key, tenant_of, valid_game_key
 from zioncheck.services.bus.view_store import recent_public_views
 from zioncheck.services.gateway.wire import LIST_DEFAULT, LIST_MAX, GameStatus, GameSummary, ReplayStep
 
@@ -73,14 +73,16 @@ def _summary(msg) -> GameSummary:
 
 
 class Reads:
-    def __init__(self, js: JetStreamContext, kv: KeyValue, replays_kept: int = 4):
+    def __init__(self, js: JetStreamContext, kv: KeyValue, replays_kept: int = 4,
+                 tenants: tuple[str, ...] = (DEFAULT_TENANT,)):
         self.js, self.kv = js, kv
+        self.tenants = tenants   # whose games this gateway shows and plays: no other tenant's exist here
         self.replays: OrderedDict[str, tuple[list[Projection], list[Batch]]] = OrderedDict()
         self.replays_kept = replays_kept   # finished games whose public projections are kept for replays
 
     async def require(self, game: str) -> None:
         """GameNotFound unless the game has a log."""
-        if not valid_game_id(game):
+        if not valid_game_key(game) or tenant_of(game)[0] not in self.tenants:
             raise GameNotFound(game)
         try:
             await last_message(self.js, game)
@@ -100,7 +102,8 @@ class Reads:
         limit out of 1..LIST_MAX): what one request costs grows with the limit, not the games stored."""
         if not 1 <= limit <= LIST_MAX:
             raise ValueError(f"limit must be 1..{LIST_MAX}, not {limit}")
-        return [_summary(msg) for msg in await recent_public_views(self.js, limit)]
+        found = await recent_public_views(self.js, limit, self.tenants[0] if len(self.tenants) == 1 else "*")
+        return [_summary(msg) for msg in found if tenant_of(game_of(msg.subject))[0] in self.tenants][:limit]
 
     async def finished_log(self, game: str) -> bytes:
         """A finished game's log as JSON lines; InPlay while it is in play."""

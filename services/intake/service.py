@@ -15,6 +15,7 @@ they reached an instance, and the stream's sequence orders every game's commands
 """
 import asyncio
 import string
+import time
 
 import structlog
 from nats.aio.client import Client
@@ -34,7 +35,7 @@ from zioncheck.services.bus.topology import (
     INTAKE_GROUP,
     INTAKE_SUBJECTS,
     Layout,
-    game_of,
+    game_key,
     layout,
     stored_command_subject,
     valid_game_id,
@@ -42,6 +43,10 @@ from zioncheck.services.bus.topology import (
 from zioncheck.services.observability import INTAKE
 
 log = structlog.get_logger("intake")
+# A tenant's commands a second at one intake instance, and the burst it may send at once; far above
+# what people play (docs/scaling.md: 0.4 a second a game), far below what fills a disk.
+TENANT_RATE, TENANT_BURST = 5_000.0, 10_000.0
+MAX_TENANTS_COUNTED = 100_000
 
 _KEY_LETTERS = frozenset(string.ascii_letters + string.digits + string.punctuation)
 
@@ -50,10 +55,10 @@ def refused(reason: IntakeReason, detail: str = "", rejected: Rejected | None = 
     return Refused(reason=reason, detail=detail or REFUSALS[reason], rejected=rejected)
 
 
-def check(game: str, data: bytes, key: str | None) -> Refused | None:
-    """Why the intake refuses this command without storing it, or None: what is checked before
-    any game's state is read (the table decides the rest, R18)."""
-    if not valid_game_id(game):
+def check(tenant: str, game: str, data: bytes, key: str | None) -> Refused | None:
+    """Why the intake refuses this command for the tenant's game `game` without storing it, or None:
+    what is checked before any game's state is read (the table decides the rest, R18)."""
+    if not (valid_game_id(tenant) and valid_game_id(game)):
         return refused("bad_game", f"{REFUSALS['bad_game']}, not {game[:80]!r}")
     if key is not None and not (0 < len(key) <= KEY_MAX and _KEY_LETTERS.issuperset(key)):
         return refused("bad_key")
@@ -64,9 +69,9 @@ def check(game: str, data: bytes, key: str | None) -> Refused | None:
 
 
 def message_id(game: str, key: str) -> str:
-    """The stored command's message id: the sender's key scoped to its game, under a prefix no house
-    service uses (the dealer's are `deal:`, `reshuffle:`, `reveal:`), so a key collides with nothing
-    but the same game's same key."""
+    """The stored command's message id: the sender's key scoped to its tenant's game (a game key), under
+    a prefix no house service uses (the dealer's are `deal:`, `reshuffle:`, `reveal:`), so a key
+    collides with nothing but the same game's same key."""
     return f"in:{game}:{key}"
 
 
@@ -80,14 +85,42 @@ def limit_refusal(error: APIError) -> Refused | None:
     return None
 
 
-class IntakeService:
-    """Answers zc.in.<game>: stores a command or refuses it (module docstring)."""
+def tenant_in(subject: str) -> tuple[str, str]:
+    """The tenant and game id a request's subject zc.in.<tenant>.<game> names ("" for a token it lacks)."""
+    parts = subject.split(".")
+    return (parts[2], parts[3]) if len(parts) == 4 else ("", "")
 
-    def __init__(self, nc: Client, js: JetStreamContext):
+
+class TenantRates:
+    """Each tenant's commands a second, a token bucket a tenant (per intake instance: n instances let a
+    tenant send n times as much). A flood is refused here, before anything is stored."""
+
+    def __init__(self, rate: float = TENANT_RATE, burst: float = TENANT_BURST, clock=time.monotonic):
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.buckets: dict[str, tuple[float, float]] = {}   # tenant -> (tokens, when counted)
+
+    def take(self, tenant: str) -> bool:
+        now = self.clock()
+        tokens, then = self.buckets.get(tenant, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        if tokens < 1:
+            self.buckets[tenant] = (tokens, now)
+            return False
+        self.buckets[tenant] = (tokens - 1, now)
+        if len(self.buckets) > MAX_TENANTS_COUNTED:   # a bound on what senders can make this hold
+            self.buckets.pop(next(iter(self.buckets)))
+        return True
+
+
+class IntakeService:
+    """Answers zc.in.<tenant>.<game>: stores a command or refuses it (module docstring)."""
+
+    def __init__(self, nc: Client, js: JetStreamContext, rates: TenantRates | None = None):
         self.nc, self.js = nc, js
         self.layout: Layout | None = None
         self.service = None
         self.pending: set[asyncio.Task] = set()
+        self.rates = rates or TenantRates()
 
     async def start(self) -> None:
         self.layout = await layout(self.js)
@@ -106,9 +139,13 @@ class IntakeService:
     async def on_request(self, request: Request) -> None:
         """Check and begin the store now, in arrival order; answer when the stream has answered,
         without holding up the next request."""
-        game = game_of(request.subject)
+        tenant, game = tenant_in(request.subject)   # the tenant is the one the server let the sender name
         key = (request.headers or {}).get(KEY_HEADER)
-        problem = check(game, request.data, key)
+        problem = check(tenant, game, request.data, key)
+        if problem is None and not self.rates.take(tenant):
+            problem = refused("over_rate", f"{REFUSALS['over_rate']} ({self.rates.rate:g} a second, "
+                                           f"{self.rates.burst:g} at once)")
+        game = game_key(tenant, game)
         if problem is not None:
             await self._answer(request, problem, game)
             return

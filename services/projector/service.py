@@ -92,7 +92,7 @@ class ProjectorService:
         finally:
             self.flushes.pop(game, None)  # a batch folded from here on waits for the next write
         self.kv = self.kv or await self.js.key_value(VIEWS)
-        await write_views(self.kv, projected.projection, projected.revisions)
+        await write_views(self.kv, game, projected.projection, projected.revisions)
         VIEWS_WRITTEN.inc()
         log.debug("projected", game=game, seq=projected.projection.seq, log_seq=projected.last)
 

@@ -14,7 +14,7 @@ from zioncheck.contracts.log import Batch, encode
 from zioncheck.contracts.scores import Standings
 from zioncheck.domain import standings as fold_standings
 from zioncheck.services.bus.log_store import read_batches
-from zioncheck.services.bus.topology import STANDINGS, score_subject
+from zioncheck.services.bus.topology import STANDINGS, score_subject, standings_key
 from zioncheck.services.observability import HANDS_SCORED
 
 log = structlog.get_logger("scoring")
@@ -53,12 +53,12 @@ class ScoringService:
                                   headers={"Nats-Msg-Id": f"score:{game}:{scored.hand}"})
             HANDS_SCORED.inc()
             log.info("hand_scored", game=game, hand=scored.hand, scores=scored.scores, totals=scored.totals)
-        await kv.put(game, encode(standings))
+        await kv.put(standings_key(game), encode(standings))
         self.published[game] = standings
 
 
 async def _stored(kv: KeyValue, game: str) -> Standings | None:
     try:
-        return msgspec.json.decode((await kv.get(game)).value, type=Standings)
+        return msgspec.json.decode((await kv.get(standings_key(game))).value, type=Standings)
     except KeyNotFoundError:
         return None

@@ -15,6 +15,11 @@ zc.timer.<p>.<game>; the timeout comes back as a command on zc.cmd.<p>.<game>.ti
 with every other. A stale one changes nothing in the game and sets the schedule again for the
 deadline its game calls for then (`_schedule` says why this costs a schedule a turn_seconds, not
 one a turn).
+
+It does not trust its memory of a pending schedule: every HEAL_SECONDS, and when it starts, it
+looks over the store for games with no schedule pending (`heal`). One not over whose log calls
+for a deadline lost its schedule (a restart between a batch and its schedule, an operator's
+purge): its schedule is set again, so no game waits past its deadline for longer than that.
 """
 import asyncio
 import datetime
@@ -39,7 +44,7 @@ from zioncheck.domain import fold
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import Deadline, deadline
 from zioncheck.services.bus import log_store
-from zioncheck.services.bus.log_store import LogConflict, LoggedGame
+from zioncheck.services.bus.log_store import LogConflict, LoggedGame, schedule_pending, unscheduled
 from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
     RESHUFFLE,
@@ -50,6 +55,7 @@ from zioncheck.services.bus.topology import (
     schedule_headers,
     schedule_subject,
     stored_command_subject,
+    tenant_of,
 )
 from zioncheck.services.observability import (
     ACTIVE_GAMES,
@@ -57,10 +63,14 @@ from zioncheck.services.observability import (
     COMMANDS,
     EVENTS_APPENDED,
     LOG_CONFLICTS,
+    TIMERS_HEALED,
     TIMERS_SCHEDULED,
 )
 
 log = structlog.get_logger("table")
+
+
+HEAL_SECONDS = 30.0   # how often the table looks for games whose deadline has no schedule pending
 
 
 class TableService:
@@ -70,6 +80,45 @@ class TableService:
         self.games: dict[str, LoggedGame] = {}
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.clock = lambda: datetime.datetime.now(datetime.UTC)
+        self.over: set[str] = set()   # games seen over: never looked at again by `heal`
+        self._healing: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        self._healing = asyncio.ensure_future(self._heal_forever())
+
+    async def stop(self) -> None:
+        if self._healing is not None:
+            self._healing.cancel()
+            await asyncio.gather(self._healing, return_exceptions=True)
+
+    async def _heal_forever(self) -> None:
+        while True:
+            try:
+                await self.heal()
+            except Exception as error:  # noqa: BLE001 - the next look tries again
+                log.warning("heal_failed", error=str(error)[:200])
+            await asyncio.sleep(HEAL_SECONDS)
+
+    async def heal(self) -> list[str]:
+        """Set again the schedule of every game whose log calls for a deadline and that has none
+        pending; the games it set one for. A game over is looked at once."""
+        healed = []
+        for game in await unscheduled(self.js, self.over):
+            async with self.locks[game]:
+                logged = await self._log(game)
+                due = deadline(logged.state)
+                if logged.state.game_over:
+                    self.over.add(game)
+                    self.games.pop(game, None)
+                    continue
+                if due is None or await schedule_pending(self.js, logged.partition, game):
+                    continue   # waits on the dealer, or a schedule was set meanwhile
+                logged.timer_at = None
+                await self._schedule_again(logged)
+                TIMERS_HEALED.inc()
+                log.warning("timer_healed", game=game, due=logged.due_at)
+                healed.append(game)
+        return healed
 
     async def handle(self, game: str, seq: int, delivered: Msg | None = None, epoch: int = 0) -> None:
         """Apply command `seq` of `game` and every earlier one not yet applied.
@@ -202,7 +251,7 @@ class TableService:
         forged = provenance(logged.game, logged.partition, origin, headers)
         if forged:
             return [Rejected(seat=None, command=origin, reason="bad_command", detail=forged)]
-        command = read_command(data, origin, logged.game)
+        command = read_command(data, origin, tenant_of(logged.game)[1])   # a start names its own game id
         if isinstance(command, Rejected):
             return [command]
         return await play_turn_async(logged.state, command, self._ask_dealer)

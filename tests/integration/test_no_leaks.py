@@ -22,7 +22,7 @@ from zioncheck.contracts.views import SeatRefusal, decode_public_view, decode_se
 from zioncheck.domain.cards import NATURALS
 from zioncheck.domain.views import feed_batch, public_view, seat_view
 from zioncheck.services.bots.seats import play_seats
-from zioncheck.services.bus.topology import VIEWS, feed_subject, kv_subject, public_view_key, seat_view_key
+from zioncheck.services.bus.topology import VIEWS, feed_subject, kv_subject, public_view_key, seat_view_key, view_keys
 
 
 def test_in_process_whole_games_show_no_card_before_the_table_and_no_seat_another_seats():
@@ -93,7 +93,7 @@ async def watched_game(client, players: int, seed: int):
         seen["views"].append((msg.subject, msg.data))
 
     subs = [await client.nc.subscribe(feed_subject(game), cb=on_feed),
-            await client.nc.subscribe(kv_subject(VIEWS, f"{game}.>"), cb=on_view)]
+            await client.nc.subscribe(kv_subject(VIEWS, view_keys(game)), cb=on_view)]
     follower = await client.follow(game)
     await client.send(game, StartGame(game_id=game, players=players))
     await follower.wait_until(lambda f: f.state.hand == 1)

@@ -106,7 +106,7 @@ async def test_rebuild_views_and_view_of_an_unknown_game_say_so_in_one_line(nats
                                      "(zioncheck games lists them)")
     result = await asyncio.to_thread(zioncheck, "view", "no-such-game", *nats_server.cli_args)
     assert result.returncode == 2
-    assert result.stderr.startswith("zioncheck view: no view 'no-such-game.public' is stored")
+    assert result.stderr.startswith("zioncheck view: no view 'platform.no-such-game.public' is stored")
     assert len(result.stderr.strip().splitlines()) == 1
 
 
@@ -117,9 +117,9 @@ async def test_a_view_is_never_replaced_by_an_older_one_and_an_equal_one_is_rewr
     dealt = [ev.HandDealt(hand=1, dealer=1, hands=[["2C"], ["3C"]], stock=["4C"], commitment="c0ffee")]
     older, newer = project([Batch(cause=1, events=started)]), project([Batch(cause=1, events=started),
                                                                        Batch(cause=2, events=dealt)])
-    await write_views(kv, newer, {})
-    await write_views(kv, older, {})
+    await write_views(kv, "g", newer, {})
+    await write_views(kv, "g", older, {})
     assert decode_public_view((await kv.get(public_view_key("g"))).value) == public_view(newer)
     revision = (await kv.get(public_view_key("g"))).revision
-    await write_views(kv, newer, {})
+    await write_views(kv, "g", newer, {})
     assert (await kv.get(public_view_key("g"))).revision > revision

@@ -10,7 +10,7 @@ from zioncheck.contracts.commands import StartGame
 from zioncheck.contracts.scores import HandScored, Standings
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.log_store import read_batches
-from zioncheck.services.bus.topology import SCORES, STANDINGS, score_subject
+from zioncheck.services.bus.topology import SCORES, STANDINGS, score_subject, standings_key
 from zioncheck.services.scoring.service import ScoringService
 from zioncheck.services.wiring import Services
 
@@ -32,7 +32,7 @@ async def test_r17_a_hand_end_redelivered_after_a_later_one_is_still_counted(nat
     for seq, batch in reversed(boundaries[:-1]):                       # then every earlier one again
         await scoring.on_log(game, seq, None, batch)
     kv = await client.js.key_value(STANDINGS)
-    standings = msgspec.json.decode((await kv.get(game)).value, type=Standings)
+    standings = msgspec.json.decode((await kv.get(standings_key(game))).value, type=Standings)
     assert len(standings.hands) == 6 and standings.over
     assert standings.totals == [sum(hand[seat] for hand in standings.hands) for seat in range(3)]
     scored = [msgspec.json.decode(m.data, type=HandScored) for m in await stored(client, SCORES, score_subject(game))]

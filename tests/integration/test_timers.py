@@ -4,8 +4,10 @@ The table's clock is set back, so every deadline it asks for is already due when
 stores it: the test waits for no time to pass, and the server delivers each timeout at once.
 The one test that times a deadline keeps the real clock and the shortest turn_seconds.
 """
+import asyncio
 import datetime
 import random
+import time
 
 import pytest
 
@@ -15,6 +17,7 @@ from zioncheck.bots import make_bot
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import Deal, Limits, StartGame
 from zioncheck.domain.timers import LIMIT_BOUNDS
+from zioncheck.services.bus.log_store import schedule_pending, stalled_games
 from zioncheck.services.bus.topology import commands_stream, layout, schedule_subject, stored_command_subject
 from zioncheck.services.observability import TIMERS_SCHEDULED
 from zioncheck.services.wiring import SERVICES, Services
@@ -106,3 +109,30 @@ async def test_r19_a_deadline_moved_later_keeps_its_schedule_and_the_timeout_sti
     assert late.turn == turns + 1                       # the turn left waiting, not one played in time
     assert seconds - 1 <= timed_out <= seconds + 3      # on its own deadline (schedules are whole seconds)
     assert TIMERS_SCHEDULED._value.get() - scheduled < turns   # not one schedule a turn
+
+
+async def test_r19_a_game_whose_schedule_was_lost_has_it_set_again_and_times_out(no_bots, client):
+    """The table does not trust its memory of a pending schedule: its look over the store finds a game
+    whose log calls for a deadline and that has none pending, and sets it again."""
+    game = new_game()
+    follower = await client.follow(game)
+    await client.send(game, StartGame(game_id=game, players=2, dealer=1, stacked=True,
+                                      limits=Limits(turn_seconds=int(LIMIT_BOUNDS["turn_seconds"][0]))))
+    await client.send(game, Deal(hand=1, hands=[["AS", "2S", "9D"], ["3S", "4S", "9C"]], stock=["5S", "6S", "7S"]),
+                      as_dealer=True)
+    await follower.wait_until(lambda f: f.state.hand == 1)
+    where = await layout(client.js)
+    p = where.of(game)
+    for _ in range(100):   # the table sets the turn's deadline with the deal's batch
+        if await schedule_pending(client.js, p, game):
+            break
+        await asyncio.sleep(0.05)
+    await client.js.purge_stream(commands_stream(p), subject=schedule_subject(p, game))   # the schedule is lost
+    later = time.time() + 60   # past the turn's deadline
+    assert game in await stalled_games(client.js, later), "zioncheck games shows it as stalled"
+    table = no_bots.by_name["table"]
+    assert game in await table.heal()
+    assert game not in await stalled_games(client.js, later)
+    assert await table.heal() == [], "a schedule pending now: nothing to set again"
+    await follower.wait_until(lambda f: any(isinstance(e, ev.TurnTimedOut) for b in f.batches for e in b.events),
+                              timeout=30)

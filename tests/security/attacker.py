@@ -35,3 +35,14 @@ class Attacker:
 
     async def close(self) -> None:
         await self.nc.close()
+
+
+def matches(pattern: str, subject: str) -> bool:
+    """NATS subject matching, as the server checks a right: `*` one token, `>` one or more at the end."""
+    want, have = pattern.split("."), subject.split(".")
+    for index, token in enumerate(want):
+        if token == ">":
+            return len(have) > index
+        if index >= len(have) or (token != "*" and token != have[index]):
+            return False
+    return len(want) == len(have)

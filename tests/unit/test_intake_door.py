@@ -7,39 +7,40 @@ from nats.js.errors import APIError
 from zioncheck.contracts.commands import DrawStock, StartGame
 from zioncheck.contracts.intake import REFUSALS, Refused, Taken, decode_reply
 from zioncheck.contracts.log import encode
-from zioncheck.services.intake.service import check, limit_refusal, message_id
+from zioncheck.services.intake.service import TenantRates, check, limit_refusal, message_id
 
 
 def test_a_well_formed_command_for_a_game_passes():
-    assert check("table-7", encode(DrawStock(seat=0)), "k1") is None
-    assert check("table-7", encode(StartGame(game_id="table-7", players=3)), None) is None
+    assert check("acme", "table-7", encode(DrawStock(seat=0)), "k1") is None
+    assert check("acme", "table-7", encode(StartGame(game_id="table-7", players=3)), None) is None
 
 
-@pytest.mark.parametrize("game", ["", "a.b", "*", ">", "x" * 65, "tab le", "jeu-é"])
+@pytest.mark.parametrize("game", ["", "a.b", "*", ">", "x" * 65, "tab le", "jeu-é", "acme=g"])
 def test_a_subject_that_names_no_game_is_refused_as_bad_game(game):
-    assert check(game, encode(DrawStock(seat=0)), None).reason == "bad_game"
+    assert check("acme", game, encode(DrawStock(seat=0)), None).reason == "bad_game"
+    assert check(game, "g", encode(DrawStock(seat=0)), None).reason == "bad_game"   # nor a tenant
 
 
 @pytest.mark.parametrize("key", ["", "x" * 65, "with space", "tab\t", "ключ"])
 def test_a_key_that_is_not_short_printable_ascii_is_refused(key):
-    assert check("g", encode(DrawStock(seat=0)), key).reason == "bad_key"
+    assert check("acme", "g", encode(DrawStock(seat=0)), key).reason == "bad_key"
 
 
 def test_r18_bytes_the_table_could_not_read_are_refused_with_the_refusal_the_table_would_log():
-    refused = check("g", b'{"type": "draw_stock"', None)
+    refused = check("acme", "g", b'{"type": "draw_stock"', None)
     assert refused.reason == "bad_command" and refused.rejected.reason == "bad_command"
     assert refused.detail == refused.rejected.detail and refused.detail.startswith("not a command")
 
 
 def test_r18_a_dealers_command_or_a_start_of_another_game_never_passes_the_intake():
     deal = b'{"type": "deal", "hand": 2, "hands": [["AS"], ["2S"]], "stock": []}'
-    assert check("g", deal, None).rejected.detail.startswith("only the dealer")
-    assert "victim" in check("intruder", encode(StartGame(game_id="victim", players=2)), None).detail
+    assert check("acme", "g", deal, None).rejected.detail.startswith("only the dealer")
+    assert "victim" in check("acme", "intruder", encode(StartGame(game_id="victim", players=2)), None).detail
 
 
 @given(st.binary(max_size=300), st.text(max_size=70))
 def test_any_bytes_and_any_game_give_a_refusal_with_a_reason_or_pass_never_an_error(data, game):
-    refused = check(game, data, None)
+    refused = check("acme", game, data, None)
     assert refused is None or refused.reason in REFUSALS
 
 
@@ -63,3 +64,12 @@ def test_the_intakes_answers_decode_as_the_contract_says():
     assert decode_reply(encode(Taken(seq=7))) == Taken(seq=7)
     refused = decode_reply(encode(Refused(reason="store_full", detail=REFUSALS["store_full"])))
     assert isinstance(refused, Refused) and refused.rejected is None
+
+
+def test_a_tenant_sending_faster_than_its_rate_is_refused_after_its_burst_and_others_are_not():
+    now = [0.0]
+    rates = TenantRates(rate=10, burst=3, clock=lambda: now[0])
+    assert [rates.take("acme") for _ in range(4)] == [True, True, True, False]
+    assert rates.take("beta"), "another tenant has a bucket of its own"
+    now[0] = 0.1   # a tenth of a second: one more command's worth
+    assert rates.take("acme") and not rates.take("acme")
