@@ -39,7 +39,7 @@ from zioncheck.contracts.commands import (
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.feed import FeedBatch
-from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, Refused, Taken
+from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, Refused, StreamAck
 from zioncheck.contracts.log import Batch
 from zioncheck.contracts.scores import HandScored, Standings
 from zioncheck.contracts.views import PublicView, SeatView
@@ -176,10 +176,12 @@ CHANNELS = {
     "commands": Channel(intake_subject(TENANT_GAME), "Commands", (
         "Request/reply to the intake (queue group zc-intake, NATS Services API): a game's start and its "
         "seats' moves. Platforms, the gateway and the bots send here; no stream captures this subject, "
-        "and whatever headers a request carries, none reaches a stream. The intake answers `Taken` with "
-        "the command's seq in its game's commands stream, or `Refused` with a reason (nothing stored): "
-        "larger than 16 KiB, empty, nested deeper than 8, or not a command (bad_command, with the R18 "
-        "refusal), a bad game id or key, or a limit reached (game_full, store_full). The seq comes back "
+        "and whatever headers a request carries, none reaches a stream. The intake answers `Refused` with "
+        "a reason (nothing stored), or stores the command with the request's reply subject, so that the "
+        "commands stream answers with its own ack (`StreamAck`: the command's seq there, or the limit that "
+        "stopped it). Refused: larger than 16 KiB, empty, nested deeper than 8, or not a command "
+        "(bad_command, with the R18 refusal), a bad game id or key, the tenant over its rate (over_rate). "
+        "A limit of the store reads as game_full or store_full (contracts.intake.decode_reply). The seq comes back "
         "as the `cause` of the command's batch in the log: the views show it as `applied` once folded, "
         "and a seat's view lists the seat's refusals by it. The intake stores it on "
         f"{stored_command_subject(PARTITION, GAME, PLAY)} in stream {COMMANDS}, which only it may publish on.")),
@@ -267,7 +269,8 @@ OPERATIONS = {
 MESSAGES = [
     Message("sendCommand", StartGame, "Open a game.", (COMMAND_KEY,)),
     Message("sendCommand", SeatCommand, "A seat's move (docs/scenarios.md).", (COMMAND_KEY,), name="SeatCommand"),
-    Message("sendCommand", Taken, "Stored: the command's seq in its game's commands stream.", reply=True),
+    Message("sendCommand", StreamAck, "Stored: the commands stream's own answer, the command's seq there.",
+            reply=True),
     Message("sendCommand", Refused, "Not stored, and why.", reply=True),
     Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
             (DEALER_ID,), name="DealerCommand"),

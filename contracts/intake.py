@@ -1,9 +1,11 @@
 """The intake's answer: what became of a command handed to the house.
 
 Platforms, the gateway and the bots never publish into a stream. They ask the intake
-(services/intake) on `zc.in.<game>`, and it answers with one of these: `Taken`, the command's
-place in its game's commands stream (the `cause` of the log batch it produces), or `Refused`,
-with a reason from a closed list and a sentence. A refused command never reaches a stream.
+(services/intake) on `zc.in.<tenant>.<game>`. The answer is the intake's `Refused`, with a reason
+from a closed list and a sentence (a refused command never reaches a stream), or, once the intake
+stored the command, the commands stream's own `StreamAck`: the command's place in its game's
+commands stream (the `cause` of the log batch it produces). `decode_reply` reads either, as
+`Taken` or `Refused`.
 """
 from typing import Literal
 
@@ -32,8 +34,8 @@ KEY_MAX = 64
 
 
 class Taken(msgspec.Struct, tag="taken", frozen=True):
-    """Stored: `seq` is its place in the game's commands stream, `duplicate` when an earlier
-    send with the same key was stored already (nothing new was stored)."""
+    """Stored (what decode_reply makes of the stream's StreamAck): `seq` is its place in the game's
+    commands stream, `duplicate` when an earlier send with the same key was stored already."""
     seq: int
     duplicate: bool = False
 
@@ -48,9 +50,42 @@ class Refused(msgspec.Struct, tag="refused", frozen=True):
 IntakeReply = Taken | Refused
 
 
+class StreamError(msgspec.Struct, frozen=True):
+    """Why the commands stream did not store a command (a limit it or the account reached)."""
+    code: int = 0
+    err_code: int = 0
+    description: str = ""
+
+
+class StreamAck(msgspec.Struct, frozen=True):
+    """The commands stream's own answer to the store, which the intake has it send the sender (a
+    JetStream publish ack): the command's sequence, or the error that stopped it."""
+    stream: str = ""
+    seq: int = 0
+    duplicate: bool = False
+    error: StreamError | None = None
+
+
 _replies = msgspec.json.Decoder(IntakeReply)
+_stored = msgspec.json.Decoder(StreamAck)
 
 
 def decode_reply(data: bytes) -> Taken | Refused:
-    """The intake's answer (msgspec.DecodeError or ValidationError for bytes that are none)."""
-    return _replies.decode(data)
+    """What became of a command handed to the intake: its refusal, or the commands stream's answer to
+    the store (a sequence, or the limit that stopped it). msgspec.DecodeError for bytes that are none."""
+    if data.startswith(b'{"type"'):
+        return _replies.decode(data)
+    stored = _stored.decode(data)
+    if stored.error is None:
+        return Taken(seq=stored.seq, duplicate=stored.duplicate)
+    return Refused(reason=limit_reason(stored.error.description),
+                   detail=f"{REFUSALS[limit_reason(stored.error.description)]} ({stored.error.description[:120]})")
+
+
+def limit_reason(said: str) -> IntakeReason:
+    """The refusal a store's error stands for: a limit the stream or the account reached, else unavailable."""
+    if "maximum messages per subject" in said:
+        return "game_full"
+    if "maximum bytes" in said or "maximum messages" in said or "resources" in said:
+        return "store_full"
+    return "unavailable"

@@ -22,6 +22,7 @@ OFF_THE_WIRE = {
     "Event": "the base of every event",
     "Entry": "a line of the JSON-lines export, not a NATS message",
     "Public": "the base of every public feed item",
+    "Taken": "what contracts.intake.decode_reply makes of the stream's StreamAck",
 }
 
 

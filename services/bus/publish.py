@@ -14,7 +14,6 @@ import asyncio
 import itertools
 import time
 from collections import deque
-from collections.abc import Awaitable
 
 import msgspec
 from nats.aio.client import Client
@@ -112,29 +111,7 @@ async def request(nc: Client, subject: str, payload: bytes, timeout: float,
     return reply
 
 
-async def begin_stored(js: JetStreamContext, subject: str, payload: bytes,
-                       headers: dict[str, str] | None = None) -> Awaitable[StoredAck]:
-    """Publish now and return what waits for the stream's answer (its sequence, or what
-    publish_stored raises): messages begun one after another are stored in that order, and
-    none waits for another's answer."""
-    acks = _acks(js._nc)
-    if acks is None:
-        return asyncio.ensure_future(_answered(js._nc.request(subject, payload, timeout=js._timeout,
-                                                              headers=headers)))
-    return _answered(await acks.send(subject, payload, js._timeout, headers))
-
-
-async def _answered(answer: Awaitable) -> StoredAck:
-    try:
-        return _stored(await answer)
-    except NoRespondersError:
-        raise NoStreamResponseError from None
-    finally:
-        if isinstance(answer, asyncio.Future) and not answer.done():
-            answer.cancel()
-
-
-def _stored(reply) -> StoredAck:
+def _stored(reply) -> "StoredAck":
     """The stored sequence in a stream's answer to a publish, or the error it says, raised."""
     if reply.headers and reply.headers.get("Status") == "503":   # no responders: no stream takes it
         raise NoStreamResponseError

@@ -438,6 +438,10 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if sealed:
             changes.append(f"{name}: {', '.join(_said(field, value) for field, value in sealed.items())}")
             await js.update_stream(config=current.evolve(**sealed))
+            if name in (FEED, SCORES) and "subjects" in sealed:   # a store made before tenants
+                changes.append(f"{name}: what a tenant reads names its tenant now (zc.feed.<tenant>.<game>); "
+                               f"`zioncheck rebuild-views --feed` writes the views and feed of the games stored "
+                               f"before again")
     changes += await spread_leaders(js, partitions)
     with contextlib.suppress(NotFoundError):
         if (await js.stream_info(LOG)).state.messages:

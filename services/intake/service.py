@@ -1,19 +1,20 @@
 """The intake: the one door through which platforms, the gateway and the bots hand the house a command.
 
-A request on zc.in.<game> carries a command's JSON and, to make it safe to send again, an
+A request on zc.in.<tenant>.<game> carries a command's JSON and, to make it safe to send again, an
 idempotency key (header Zc-Key). The intake checks what it can without the game's state (size,
 nesting and shape by application/reading.py, the reading the table itself does; the game id; the
-key), stores the command in its game's partition commands stream with headers it sets itself, and
-answers with the command's sequence there (contracts.intake.Taken) or a refusal with its reason
-(Refused) that never reaches a stream. Whatever headers a sender puts on its request, none reaches
-the stream: the store honours what a publish carries (rollup, msg-id, schedules, expectations).
+key; the tenant's rate), and either refuses it with a reason (contracts.intake.Refused), nothing
+stored, or stores it in its game's partition commands stream with headers it sets itself and the
+sender's reply subject, so that the stream answers the sender itself with the command's sequence
+(contracts.intake.decode_reply reads either answer). Whatever headers a sender puts on its request,
+none reaches the stream: the store honours what a publish carries (rollup, msg-id, schedules,
+expectations). The tenant is the subject's, which the server let the sender publish on.
 
 It keeps nothing between requests, so any number of instances answer in one queue group, found
-and counted through NATS's Services API ($SRV.PING.zc-intake, $SRV.STATS.zc-intake). Each store is
-begun as its request comes and answered once the stream has it: commands keep the order in which
-they reached an instance, and the stream's sequence orders every game's commands for the table.
+and counted through NATS's Services API ($SRV.PING.zc-intake, $SRV.STATS.zc-intake). It waits for
+nothing: commands keep the order in which they reached an instance, and the stream's sequence orders
+every game's commands for the table.
 """
-import asyncio
 import string
 import time
 
@@ -21,16 +22,14 @@ import structlog
 from nats.aio.client import Client
 from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
-from nats.js.errors import APIError, NoStreamResponseError
 from nats.micro import add_service
 from nats.micro.request import Request
 
 from zioncheck.application.reading import read_command
 from zioncheck.contracts.commands import PLAY
 from zioncheck.contracts.events import Rejected
-from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused, Taken
+from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused
 from zioncheck.contracts.log import encode
-from zioncheck.services.bus.publish import begin_stored
 from zioncheck.services.bus.topology import (
     INTAKE_GROUP,
     INTAKE_SUBJECTS,
@@ -41,6 +40,8 @@ from zioncheck.services.bus.topology import (
     valid_game_id,
 )
 from zioncheck.services.observability import INTAKE
+
+_HANDED = INTAKE.labels("stored", "")   # handed to the stream, which answers the sender itself
 
 log = structlog.get_logger("intake")
 # A tenant's commands a second at one intake instance, and the burst it may send at once; far above
@@ -73,16 +74,6 @@ def message_id(game: str, key: str) -> str:
     a prefix no house service uses (the dealer's are `deal:`, `reshuffle:`, `reveal:`), so a key
     collides with nothing but the same game's same key."""
     return f"in:{game}:{key}"
-
-
-def limit_refusal(error: APIError) -> Refused | None:
-    """The refusal for a stream that stopped a command at a limit, or None for another error."""
-    said = error.description or ""
-    if "maximum messages per subject" in said:   # the game's cap (StoreLimits.game_commands)
-        return refused("game_full")
-    if "maximum bytes" in said or "maximum messages" in said or "insufficient resources" in said:
-        return refused("store_full")
-    return None
 
 
 def tenant_in(subject: str) -> tuple[str, str]:
@@ -119,7 +110,6 @@ class IntakeService:
         self.nc, self.js = nc, js
         self.layout: Layout | None = None
         self.service = None
-        self.pending: set[asyncio.Task] = set()
         self.rates = rates or TenantRates()
 
     async def start(self) -> None:
@@ -133,12 +123,11 @@ class IntakeService:
     async def stop(self) -> None:
         if self.service is not None:
             await self.service.stop()
-        if self.pending:
-            await asyncio.gather(*self.pending, return_exceptions=True)
 
     async def on_request(self, request: Request) -> None:
-        """Check and begin the store now, in arrival order; answer when the stream has answered,
-        without holding up the next request."""
+        """Check the command and store it, in arrival order, with the sender's reply subject: the stream
+        itself answers the sender with the command's sequence (or the limit that stopped it), so the
+        intake waits for nothing and no request holds up the next."""
         tenant, game = tenant_in(request.subject)   # the tenant is the one the server let the sender name
         key = (request.headers or {}).get(KEY_HEADER)
         problem = check(tenant, game, request.data, key)
@@ -149,32 +138,20 @@ class IntakeService:
         if problem is not None:
             await self._answer(request, problem, game)
             return
+        reply = request._msg.reply   # nats.micro keeps the message; its reply subject is the sender's inbox
+        if not reply:
+            return   # nobody to tell: a request with no reply subject stores nothing
         try:
-            stored = await begin_stored(self.js, stored_command_subject(self.layout.of(game), game, PLAY),
-                                        request.data, {"Nats-Msg-Id": message_id(game, key)} if key else None)
+            await self.nc.publish(stored_command_subject(self.layout.of(game), game, PLAY), request.data,
+                                  reply=reply, headers={"Nats-Msg-Id": message_id(game, key)} if key else None)
         except NatsError as error:   # the connection could not send it: nothing was stored
             await self._answer(request, refused("unavailable", f"{REFUSALS['unavailable']} ({error!r:.80})"), game)
             return
-        task = asyncio.ensure_future(self._when_stored(request, stored, game))
-        self.pending.add(task)
-        task.add_done_callback(self.pending.discard)
+        _HANDED.inc()
 
-    async def _when_stored(self, request: Request, stored, game: str) -> None:
-        try:
-            ack = await stored
-            answer: Taken | Refused = Taken(seq=ack.seq, duplicate=ack.duplicate)
-        except APIError as error:
-            answer = limit_refusal(error) or refused("unavailable", f"the store refused it: {error.description}"[:200])
-        except (TimeoutError, NoStreamResponseError, NatsError) as error:
-            answer = refused("unavailable", f"{REFUSALS['unavailable']} ({type(error).__name__})")
-        await self._answer(request, answer, game)
-
-    async def _answer(self, request: Request, answer: Taken | Refused, game: str) -> None:
-        if isinstance(answer, Refused):
-            INTAKE.labels("refused", answer.reason).inc()
-            log.info("intake_refused", game=game[:80], reason=answer.reason, detail=answer.detail[:200])
-        else:
-            INTAKE.labels("taken", "").inc()
+    async def _answer(self, request: Request, answer: Refused, game: str) -> None:
+        INTAKE.labels("refused", answer.reason).inc()
+        log.info("intake_refused", game=game[:80], reason=answer.reason, detail=answer.detail[:200])
         try:
             await request.respond(encode(answer))
         except NatsError as error:   # the sender's connection is gone: it asks again with its key

@@ -2,12 +2,11 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from nats.js.errors import APIError
 
 from zioncheck.contracts.commands import DrawStock, StartGame
 from zioncheck.contracts.intake import REFUSALS, Refused, Taken, decode_reply
 from zioncheck.contracts.log import encode
-from zioncheck.services.intake.service import TenantRates, check, limit_refusal, message_id
+from zioncheck.services.intake.service import TenantRates, check, message_id
 
 
 def test_a_well_formed_command_for_a_game_passes():
@@ -53,11 +52,18 @@ def test_a_senders_key_is_scoped_to_its_game_under_a_prefix_no_house_service_use
     ("maximum messages per subject exceeded", "game_full"),
     ("maximum bytes exceeded", "store_full"),
     ("insufficient resources", "store_full"),
-    ("wrong last sequence: 4", None),
+    ("wrong last sequence: 4", "unavailable"),
 ])
 def test_a_limit_the_stream_reached_reads_as_a_refusal_with_its_reason(said, reason):
-    refusal = limit_refusal(APIError(code=503, err_code=10077, description=said))
-    assert (refusal.reason if refusal else None) == reason
+    """The stream answers the sender itself; its error names the limit."""
+    ack = b'{"error": {"code": 503, "err_code": 10077, "description": "%s"}, "stream": "ZC_COMMANDS_0", "seq": 0}'
+    refusal = decode_reply(ack % said.encode())
+    assert isinstance(refusal, Refused) and refusal.reason == reason and said in refusal.detail
+
+
+def test_the_streams_own_answer_reads_as_taken():
+    assert decode_reply(b'{"stream": "ZC_COMMANDS_1", "seq": 42}') == Taken(seq=42)
+    assert decode_reply(b'{"stream": "ZC_COMMANDS_1", "seq": 42, "duplicate": true}') == Taken(seq=42, duplicate=True)
 
 
 def test_the_intakes_answers_decode_as_the_contract_says():
