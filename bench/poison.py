@@ -63,13 +63,13 @@ async def soak(server: NatsServer) -> dict:
                                             random.Random(i), pace=0.002)) for i, f in enumerate(followers)]
     rng = random.Random(7)
     sent = {"stored": 0, "refused_by_intake": 0}
-    poisoned: dict[int, str] = {}   # the stream sequences of the bad commands it stored, and their games
+    poisoned: set[tuple[str, int]] = set()   # the bad commands it stored: their games and stream sequences
     before = await _commands_bytes(operator)
     started = time.perf_counter()
     for index in range(POISON):
         game, data = rng.choice(bad_commands(games[index % GAMES], rng))
         try:
-            poisoned[await platform.send(game, data)] = game
+            poisoned.add((game, await platform.send(game, data)))
             sent["stored"] += 1
         except CommandRefused:
             sent["refused_by_intake"] += 1
@@ -78,13 +78,13 @@ async def soak(server: NatsServer) -> dict:
     finished = sum(f.state.game_over for f in followers)
     refused = 0   # bad commands whose batch in the log is a refusal
     for game in games:
-        last = max((seq for seq, g in poisoned.items() if g == game), default=0)
+        last = max((seq for g, seq in poisoned if g == game), default=0)
         for _ in range(600):  # the table may still be working through what was poured after the game ended
             batches = [batch for _, batch in await read_batches(bots.js, game)]
             if batches[-1].cause >= last:
                 break
             await asyncio.sleep(0.1)
-        refused += sum(batch.cause in poisoned and refusal_of(batch.events) is not None for batch in batches)
+        refused += sum((game, batch.cause) in poisoned and refusal_of(batch.events) is not None for batch in batches)
     grown = await _commands_bytes(operator) - before
     for follower in followers:
         await follower.stop()
@@ -137,13 +137,13 @@ def run() -> list[Row]:
     ]
 
 
-def _about_poison(line: str, poisoned: set[int]) -> bool:
+def _about_poison(line: str, poisoned: set[tuple[str, int]]) -> bool:
     """A service's log line about one of the bad commands (or a message it dropped)."""
     try:
         entry = json.loads(line)
     except ValueError:
         return True  # anything else a service printed counts against it
-    return entry.get("event") == "message_dropped" or entry.get("seq") in poisoned
+    return entry.get("event") == "message_dropped" or (entry.get("game"), entry.get("seq")) in poisoned
 
 
 if __name__ == "__main__":
