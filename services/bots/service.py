@@ -28,6 +28,8 @@ from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.log_store import read_stored
 from zioncheck.services.bus.topology import LOG, game_of, hand_boundaries, layout, live_subject, log_stream
 
+# How long the bots wait before playing a game on after a failed read or send, doubling up to the most.
+RETRY_FIRST, RETRY_MOST = 0.05, 0.5
 log = structlog.get_logger("bots")
 BOT_GAMES = Gauge("zc_bot_games", "Games whose bot seats this bots service is playing now")
 
@@ -44,7 +46,6 @@ class BotsService:
         self.seed, self.rescan = seed, rescan
         self.playing: dict[str, asyncio.Task] = {}
         self.seen: dict[str, int] = {}    # each log stream's last sequence looked over
-        self.retry: set[str] = set()      # games whose bots stopped on an error: looked up again next time
         self._tasks: list[asyncio.Task] = []
         self._sub = None
 
@@ -64,9 +65,9 @@ class BotsService:
 
     async def resume(self) -> int:
         """Take up the bot seats of each game started since the last look (at the first, of every stored
-        game) and not over, and of the games whose bots stopped on an error; returns how many."""
+        game) and not over; returns how many."""
         where = await layout(self.js)
-        games, self.retry = set(self.retry), set()
+        games: set[str] = set()
         for p in range(where.partitions):
             stream = log_stream(p)
             try:
@@ -130,24 +131,33 @@ class BotsService:
         return 1
 
     async def _play(self, game: str, seats: dict[int, str], pace: float) -> None:
+        """Play the game's bot seats until it is over. A failed read or send (a server or node gone, a
+        leader being elected) is tried again after a pause that doubles up to RETRY_MOST: a game is
+        given up only when it is over."""
         rng = random.Random(None if self.seed is None else f"{self.seed}/{game}")
         bots = {seat: make_bot(name, rng) for seat, name in seats.items()}
-        follower = None
+        pause = RETRY_FIRST
         try:
-            follower = await self.client.follow(game)
-            await play_seats(self.client, follower, bots, rng, pace, patience=None)
-            log.info("bots_done", game=game)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # noqa: BLE001 - the next look over the store takes the game up again
-            log.error("bots_stopped", game=game, error=str(error)[:200])
-            self.retry.add(game)
+            while True:
+                follower = None
+                try:
+                    follower = await self.client.follow(game)
+                    await play_seats(self.client, follower, bots, rng, pace, patience=None)
+                    log.info("bots_done", game=game)
+                    return
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:  # noqa: BLE001 - the store comes back: play on from its log
+                    log.warning("bots_retrying", game=game, error=str(error)[:200], after=pause)
+                    await asyncio.sleep(pause)
+                    pause = min(2 * pause, RETRY_MOST)
+                finally:
+                    if follower is not None:
+                        with contextlib.suppress(Exception):
+                            await follower.stop()
         finally:
             self.playing.pop(game, None)
             BOT_GAMES.set(len(self.playing))
-            if follower is not None:
-                with contextlib.suppress(Exception):
-                    await follower.stop()
 
     async def _rescan_every(self) -> None:
         while True:

@@ -15,6 +15,7 @@ moved let go first.
 import asyncio
 import contextlib
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -137,7 +138,8 @@ class Games:
         held = await self._hold(game)   # busy: no sweep lets it go while its command is out
         try:
             follower = held.ready()
-            seq = await self.client.send(game, encode(command))
+            # A key of its own: a send the store does not answer is sent again, and stored once.
+            seq = await self.client.send(game, encode(command), msg_id=f"gw-{uuid.uuid4().hex}")
             events = await follower.outcome(seq, self.answer_within)
         finally:
             held.busy -= 1
