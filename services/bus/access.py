@@ -233,9 +233,12 @@ def mappings_block(partitions: int) -> str:
     return f"    mappings: {{\n      \"{PARTITIONS_ASK}\": \"{PARTITIONS_ASK}.{partitions}\"\n    }}\n"
 
 
+INBOXES = "_INBOX_"   # what every login's inbox starts with; no stream captures a subject of it
+
+
 def inbox_prefix(user: str) -> str:
     """Each user's replies come to its own inbox subjects, which no other user may subscribe to."""
-    return f"_INBOX_{user}"
+    return f"{INBOXES}{user}"
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from zioncheck.contracts.commands import PLAY
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused
 from zioncheck.contracts.log import encode
+from zioncheck.services.bus.access import INBOXES
 from zioncheck.services.bus.topology import (
     INTAKE_GROUP,
     INTAKE_SUBJECTS,
@@ -127,7 +128,17 @@ class IntakeService:
     async def on_request(self, request: Request) -> None:
         """Check the command and store it, in arrival order, with the sender's reply subject: the stream
         itself answers the sender with the command's sequence (or the limit that stopped it), so the
-        intake waits for nothing and no request holds up the next."""
+        intake waits for nothing and no request holds up the next.
+
+        The reply subject is the sender's to choose, and whatever is published on it, the intake's
+        refusal or the stream's ack, the server lets through: so only a reply subject in an inbox
+        (INBOXES, which no stream captures) is ever answered, and a request with any other stores
+        nothing and is answered nowhere."""
+        reply = request._msg.reply   # nats.micro keeps the message; its reply subject is the sender's to set
+        if not reply.startswith(INBOXES):
+            INTAKE.labels("refused", "bad_reply").inc()
+            log.warning("intake_unanswerable", subject=request.subject[:120], reply=reply[:120])
+            return
         tenant, game = tenant_in(request.subject)   # the tenant is the one the server let the sender name
         key = (request.headers or {}).get(KEY_HEADER)
         problem = check(tenant, game, request.data, key)
@@ -138,9 +149,6 @@ class IntakeService:
         if problem is not None:
             await self._answer(request, problem, game)
             return
-        reply = request._msg.reply   # nats.micro keeps the message; its reply subject is the sender's inbox
-        if not reply:
-            return   # nobody to tell: a request with no reply subject stores nothing
         try:
             await self.nc.publish(stored_command_subject(self.layout.of(game), game, PLAY), request.data,
                                   reply=reply, headers={"Nats-Msg-Id": message_id(game, key)} if key else None)

@@ -18,7 +18,7 @@ from zioncheck.client import GameClient
 from zioncheck.contracts.commands import DrawStock
 from zioncheck.contracts.intake import KEY_HEADER, Refused, Taken, decode_reply
 from zioncheck.contracts.log import encode
-from zioncheck.services.bus.access import ROLES, permissions
+from zioncheck.services.bus.access import INBOXES, ROLES, permissions
 from zioncheck.services.bus.topology import (
     BUCKETS,
     FEED,
@@ -302,3 +302,31 @@ def test_the_header_list_names_the_schedule_and_batch_headers_the_services_use()
     from zioncheck.services.bus.topology import schedule_headers
     used = set(schedule_headers(0, "g", datetime.datetime.now(datetime.UTC).isoformat()))
     assert used <= set(SERVER_HEADERS)
+
+
+def test_no_stream_captures_an_inbox():
+    """The intake answers only a reply subject in an inbox: none may be one a stream stores."""
+    for stream, subjects in stored_subjects().items():
+        assert not [s for s in subjects if s.startswith(INBOXES)], stream
+
+
+@pytest.mark.parametrize("user", ["platform", "gateway", "bots"])
+async def test_a_reply_subject_of_a_senders_choosing_never_reaches_a_stream(services, client, login, user):
+    """A request's reply subject is the sender's to set, and the intake's refusal or the stream's ack
+    would be published on it: aimed at a game's log or commands, it is answered nowhere."""
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    game = follower.game
+    where = await layout(client.js)
+    p = where.of(game)
+    await asyncio.sleep(0.3)
+    before = await _states(client.js, where.partitions)
+    attacker = await login(user)
+    for reply in (f"zc.log.{p}.{game}.move", stored_command_subject(p, game, "play"), f"zc.feed.platform.{game}",
+                  f"$KV.zc_views.{public_view_key(game)}", f"zc.rejected.platform.{game}"):
+        for data in (encode(DrawStock(seat=0)), b"not a command"):   # stored and acked; refused
+            await attacker.nc.publish(intake_subject(game), data, reply=reply)
+    await attacker.nc.flush()
+    await asyncio.sleep(1.0)
+    assert await _states(client.js, where.partitions) == before
+    [drawn] = await follower.outcome(await client.send(game, DrawStock(seat=0)))
+    assert drawn.card == "5S"
