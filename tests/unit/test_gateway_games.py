@@ -41,7 +41,7 @@ class FakeClient:
         self.followers.append(FakeFollower(game, self))
         return self.followers[-1]
 
-    async def send(self, game: str, command) -> int:
+    async def send(self, game: str, command, msg_id: str | None = None) -> int:
         await asyncio.sleep(0)
         self.sent += 1
         if isinstance(command, StartGame):
