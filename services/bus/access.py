@@ -200,11 +200,10 @@ def tenant_rights(role: str, tenant: str) -> Permissions:
     public = [_last_of(FEED, feed_subject(games)), _last_of(SCORES, score_subject(games)),
               _last_of(kv_stream(STANDINGS), kv_subject(STANDINGS, standings_key(games)))]
     if role == "platform":
-        views = view_live_subject(view_keys(games))
-        return Permissions((intake_subject(games), *public,
-                            _last_of(kv_stream(VIEWS), kv_subject(VIEWS, views.removeprefix("zc.view."))),
+        views = view_keys(games)   # the public view's key and every seat's
+        return Permissions((intake_subject(games), *public, _last_of(kv_stream(VIEWS), kv_subject(VIEWS, views)),
                             "$JS.API.INFO"),
-                           (rejected_subject(games), views, public_feed_subject(games)))
+                           (rejected_subject(games), view_live_subject(views), public_feed_subject(games)))
     if role == "spectator":   # public views by key only: a seat's key is never named
         return Permissions((*public, _last_of(kv_stream(VIEWS), kv_subject(VIEWS, public_view_key(games))),
                             "$JS.API.INFO"),
@@ -271,7 +270,7 @@ def add_user(folder: Path, user: str, role: str, tenant: str | None = None) -> C
     if tenant is not None and (role != "spectator" or not valid_game_id(tenant)):
         raise ValueError(f"a tenant is given to a spectator only, as letters, digits, - and _ (not {tenant!r}); "
                          f"a platform login is a tenant of its own name")
-    tenant = user if role == "platform" else (tenant or DEFAULT_TENANT) if role == "spectator" else ""
+    tenant = _tenant_of(role, user, tenant)
     credential = Credential(user=user, password=secrets.token_urlsafe(24), role=role, tenant=tenant)
     path = folder / f"{user}.json"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -281,12 +280,18 @@ def add_user(folder: Path, user: str, role: str, tenant: str | None = None) -> C
     return credential
 
 
+def _tenant_of(role: str, user: str, tenant: str | None) -> str:
+    """A login's tenant: a platform is a tenant of its own name, a spectator watches the one given (by
+    default the default tenant); other roles are the house's and belong to none."""
+    return user if role == "platform" else (tenant or DEFAULT_TENANT) if role == "spectator" else ""
+
+
 def read_credentials(folder: Path) -> dict[str, Credential]:
     found = {}
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         data = json.loads(path.read_text())
-        tenant = data.get("tenant") or {"platform": data["user"], "spectator": DEFAULT_TENANT}.get(data["role"], "")
-        found[data["user"]] = Credential(data["user"], data["password"], data["role"], tenant)
+        found[data["user"]] = Credential(data["user"], data["password"], data["role"],
+                                         _tenant_of(data["role"], data["user"], data.get("tenant")))
     return found
 
 

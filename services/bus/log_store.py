@@ -255,10 +255,11 @@ async def subject_counts(js: JetStreamContext, stream: str, subjects: str, timeo
             return counts
 
 
-async def unscheduled(js: JetStreamContext, over: set[str] = frozenset()) -> list[str]:
+async def unscheduled(js: JetStreamContext, over: set[str]) -> list[str]:
     """The games with a log and no schedule pending (topology.schedule_subject), leaving out `over`,
     whose last hand batch does not end the game: those whose deadline, if their log calls for one,
-    has no schedule to come. Two counts of subjects a partition, one direct get a game left."""
+    has no schedule to come. Adds the games it finds over to `over`. Two counts of subjects a
+    partition, one direct get a game left."""
     where = await layout(js)
     found = []
     for p in range(where.partitions):
@@ -272,7 +273,7 @@ async def unscheduled(js: JetStreamContext, over: set[str] = frozenset()) -> lis
             if not any(isinstance(event, (GameEnded, GameAbandoned)) for event in decode_batch(last.data).events):
                 found.append(game)
             else:
-                over.add(game) if isinstance(over, set) else None
+                over.add(game)
     return found
 
 

@@ -28,15 +28,13 @@ class _ApiError(msgspec.Struct):
     description: str = ""
 
 
-class StoredAck(msgspec.Struct):
-    """The part of JetStream's answer to a publish that is read: the stored sequence (the first
-    one's, for a duplicate of an earlier message id), or the error."""
+class _PubAck(msgspec.Struct):
+    """The part of JetStream's answer to a publish that is read: the stored sequence, or the error."""
     seq: int = 0
-    duplicate: bool = False
     error: _ApiError | None = None
 
 
-_ack_decoder = msgspec.json.Decoder(StoredAck)
+_ack_decoder = msgspec.json.Decoder(_PubAck)
 
 
 class _Acks:
@@ -49,10 +47,9 @@ class _Acks:
         self.due: deque[tuple[float, str, asyncio.Future]] = deque()   # oldest first: one timeout for all
         self.timer: asyncio.TimerHandle | None = None
 
-    async def send(self, subject: str, payload: bytes, timeout: float,
-                   headers: dict[str, str] | None) -> asyncio.Future:
-        """Publish now, with a reply subject of the connection's request inbox; the future of the reply
-        (a TimeoutError once `timeout` has passed). Messages sent one after another keep their order."""
+    async def request(self, subject: str, payload: bytes, timeout: float, headers: dict[str, str] | None):
+        """Publish with a reply subject of the connection's request inbox and wait for the reply (a
+        TimeoutError once `timeout` has passed)."""
         nc = self.nc
         if not nc._resp_sub_prefix:
             await nc._init_request_sub()
@@ -65,19 +62,10 @@ class _Acks:
             self.timer = loop.call_later(timeout, self._expire)
         try:
             await nc.publish(subject, payload, reply=nc._resp_sub_prefix.decode() + token, headers=headers)
-        except BaseException:
-            nc._resp_map.pop(token, None)
-            future.cancel()   # the publish failed: nobody waits for this reply
-            raise
-        future.add_done_callback(lambda _: nc._resp_map.pop(token, None))
-        return future
-
-    async def request(self, subject: str, payload: bytes, timeout: float, headers: dict[str, str] | None):
-        future = await self.send(subject, payload, timeout, headers)
-        try:
             return await future
         finally:
-            if not future.done():
+            nc._resp_map.pop(token, None)
+            if not future.done():   # the publish failed: nobody waits for this reply any more
                 future.cancel()
 
     def _expire(self) -> None:
@@ -111,7 +99,7 @@ async def request(nc: Client, subject: str, payload: bytes, timeout: float,
     return reply
 
 
-def _stored(reply) -> "StoredAck":
+def _stored(reply) -> _PubAck:
     """The stored sequence in a stream's answer to a publish, or the error it says, raised."""
     if reply.headers and reply.headers.get("Status") == "503":   # no responders: no stream takes it
         raise NoStreamResponseError
