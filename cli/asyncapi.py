@@ -180,8 +180,9 @@ CHANNELS = {
         "a reason (nothing stored), or stores the command with the request's reply subject, so that the "
         "commands stream answers with its own ack (`StreamAck`: the command's seq there, or the limit that "
         "stopped it). Refused: larger than 16 KiB, empty, nested deeper than 8, or not a command "
-        "(bad_command, with the R18 refusal), a bad game id or key, the tenant over its rate (over_rate). "
-        "A limit of the store reads as game_full or store_full (contracts.intake.decode_reply). The seq comes back "
+        "(bad_command, with the R18 refusal), a bad game id or key, a move for a game not in play (no_game), "
+        "a start past the tenant's games in play (too_many_games), the tenant over its rate (over_rate). "
+        "A limit of the store reads as store_full (contracts.intake.decode_reply). The seq comes back "
         "as the `cause` of the command's batch in the log: the views show it as `applied` once folded, "
         "and a seat's view lists the seat's refusals by it. The intake stores it on "
         f"{stored_command_subject(PARTITION, GAME, PLAY)} in stream {COMMANDS}, which only it may publish on.")),

@@ -14,14 +14,16 @@ import msgspec
 from zioncheck.contracts.events import Rejected
 
 # Why the intake refused a command. Each has a sentence in REFUSALS.
-IntakeReason = Literal["bad_command", "bad_game", "bad_key", "over_rate", "game_full", "store_full", "unavailable"]
+IntakeReason = Literal["bad_command", "bad_game", "bad_key", "no_game", "too_many_games", "over_rate", "store_full",
+                       "unavailable"]
 
 REFUSALS: dict[str, str] = {
     "bad_command": "not a command the table could read (see `rejected` for the R18 refusal)",
     "bad_game": "not a game id: 1 to 64 ASCII letters, digits, - and _",
     "bad_key": "the idempotency key is not 1 to 64 printable ASCII characters",
     "over_rate": "the tenant sends more commands a second than it may: send again in a moment",
-    "game_full": "the game holds as many commands as one game may: nothing more is stored for it",
+    "no_game": "no game of the tenant's is in play by that id: start it first (a game over takes no more commands)",
+    "too_many_games": "the tenant has as many games in play as it may: one must end before another starts",
     "store_full": "the commands store is full: nothing more is stored until an operator makes room",
     "unavailable": "the store did not answer in time: send again with the same idempotency key",
 }
@@ -84,8 +86,6 @@ def decode_reply(data: bytes) -> Taken | Refused:
 
 def limit_reason(said: str) -> IntakeReason:
     """The refusal a store's error stands for: a limit the stream or the account reached, else unavailable."""
-    if "maximum messages per subject" in said:
-        return "game_full"
     if "maximum bytes" in said or "maximum messages" in said or "resources" in said:
         return "store_full"
     return "unavailable"

@@ -12,6 +12,12 @@ the log sequence they were folded up to; that is renumbered too.
 
 It runs with the services stopped, before they first start on the partitioned layout: it refuses
 when a partition stream holds anything already.
+
+A store written before tenants names a game by its id alone where a tenant reads it: its feed on
+zc.feed.<game>, its standings at <game>, its views at <game>.public. Every such game is the default
+tenant's (topology.DEFAULT_TENANT), whose names carry the tenant's token: `before_tenants` finds
+them and copies the standings to their new key; `zioncheck migrate` then writes their views and feed
+again from their logs, and purges the old feed. The old views and standings keys are left unread.
 """
 from collections.abc import Callable
 
@@ -19,7 +25,7 @@ import msgspec
 from msgspec.structs import replace
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from nats.js.errors import KeyNotFoundError, NotFoundError
+from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.contracts.scores import Standings
@@ -27,10 +33,13 @@ from zioncheck.services.bus import log_store
 from zioncheck.services.bus.consumers import consumer_config, create_pinned_consumer
 from zioncheck.services.bus.topology import (
     COMMANDS,
+    FEED,
     LOG,
     STANDINGS,
     commands_stream,
     ensure_topology,
+    kv_stream,
+    kv_subject,
     layout,
     log_stream,
     origin_of,
@@ -96,6 +105,21 @@ async def migrate(js: JetStreamContext, say: Callable[[str], None] = lambda line
     await _consumers_after_the_copies(js, where.partitions)
     say(f"moved {len(games)} game(s); {COMMANDS} and {LOG} are left as they were, for the operator to remove")
     return len(games)
+
+
+async def before_tenants(js: JetStreamContext, say: Callable[[str], None] = lambda line: None) -> list[str]:
+    """The games whose feed was written before tenants (their views and feed are to be written again),
+    with their standings copied to the key a tenant reads."""
+    games = sorted({subject.split(".")[2] for subject in await log_store.subject_counts(js, FEED, "zc.feed.*")})
+    kv = await js.key_value(STANDINGS)
+    for subject in await log_store.subject_counts(js, kv_stream(STANDINGS), kv_subject(STANDINGS, "*")):
+        game = subject.rsplit(".", 1)[1]
+        try:
+            await kv.create(standings_key(game), (await kv.get(game)).value)
+        except (KeyNotFoundError, KeyWrongLastSequenceError):   # gone meanwhile, or copied already
+            continue
+        say(f"{game}: standings at {standings_key(game)}")
+    return games
 
 
 async def _standings_renumbered(js: JetStreamContext, game: str, moved: dict[int, int]) -> None:

@@ -7,12 +7,15 @@ server's configuration and the files a deployment includes (`zioncheck credentia
 `deploy/README.md`); `docs/security.md` explains it.
 
     role        may publish                          may read
-    table       the log, refusals, reshuffle asks,   commands, the log
-                games' deadlines (zc.timer.*)
+    table       the log, refusals, reshuffle asks,   commands, the log, the register of games
+                games' deadlines (zc.timer.*), the   in play
+                register of games in play (ZC_OPEN)
     dealer      dealer commands, its seed bucket     hand boundaries of the log, its seeds
     scoring     scores, standings                    hand boundaries of the log
     projector   the feed, views                      the log
-    intake      seat commands into their stream      requests on zc.in.* (the only door for commands)
+    intake      seat commands into their stream,     requests on zc.in.* (the only door for commands),
+                games it lets start into the         the register of games in play
+                register of games in play
     gateway     requests to the intake               the log (outcomes, bots), views, feed, standings
     bots        requests to the intake               the log, standings
     platform    requests to the intake               views, feed, scores, standings, refusals:
@@ -31,7 +34,8 @@ durable consumers only.
 
 Hidden cards live in the log and in seat views; seeds live only in the dealer's bucket
 until the dealer reveals them in the log after the hand. No role but the operator may
-create, change, purge or delete a stream, and nobody may publish on `zc.live.>` or on
+create, change, purge or delete a stream (but the table, which purges a game from the register
+of games in play once it is over), and nobody may publish on `zc.live.>` or on
 `zc.cmd.*.timer`: only the server itself republishes there what the log stored, and stores
 there the timeouts the table scheduled.
 """
@@ -52,6 +56,8 @@ from zioncheck.services.bus.topology import (
     FEED,
     INTAKE_GROUP,
     INTAKE_SUBJECTS,
+    OPEN,
+    OPEN_SUBJECTS,
     PARTITIONS_ASK,
     PARTITIONS_TOLD,
     RESHUFFLE,
@@ -161,8 +167,9 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
     log_writes = [log_subject(p, "*", "*") for p in ps]
     return {
         "operator": Permissions(publish=(">",), subscribe=(">",)),
-        "table": _role([*log_writes, rejected_subject(ANY_GAME), RESHUFFLE, SCHEDULE_SUBJECTS, TABLES_HERE],
-                       subscribe=[TABLES_HERE], reads=commands + logs, responds=True,
+        "table": _role([*log_writes, rejected_subject(ANY_GAME), RESHUFFLE, SCHEDULE_SUBJECTS, TABLES_HERE,
+                        OPEN_SUBJECTS, f"$JS.API.STREAM.PURGE.{OPEN}"],
+                       subscribe=[TABLES_HERE], reads=[*commands, *logs, OPEN], responds=True,
                        durables=[(c, "zc-tables") for c in commands], partitions=partitions),
         "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
                         reads=[*logs, kv_stream(SEEDS)], responds=True,
@@ -171,8 +178,8 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                          durables=[(lg, "zc-scoring") for lg in logs], partitions=partitions),
         "projector": _role([feed_subject(ANY_GAME), *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS)],
                            durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
-        "intake": _role([SEAT_COMMANDS], subscribe=[INTAKE_SUBJECTS, *_SERVICE_DISCOVERY], responds=True,
-                        partitions=partitions),
+        "intake": _role([SEAT_COMMANDS, OPEN_SUBJECTS], subscribe=[INTAKE_SUBJECTS, *_SERVICE_DISCOVERY], responds=True,
+                        gets=[OPEN], partitions=partitions),
         "gateway": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],
                          reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
         "bots": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],

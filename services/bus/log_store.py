@@ -19,6 +19,7 @@ from nats.js.errors import BadRequestError, NotFoundError
 from zioncheck.contracts.events import GameAbandoned, GameEnded, GameStarted, HandEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
+from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import deadline
 from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
@@ -49,6 +50,7 @@ class LoggedGame:
     last_seq: int = 0        # stream sequence of the game's last log message
     applied: int = 0         # commands-stream sequence of the last command applied
     batches: int = 0
+    refusals: int = 0        # batches that are a refusal alone (the table logs at most LOGGED_REFUSALS)
     in_order_since: int | None = None  # the table's delivery epoch in which it last read the commands stream
     # The table's notes on the game's deadline (R19-R21), its own clock's seconds since the epoch:
     due_at: float | None = None    # when the deadline its log calls for falls due (None: not noted here)
@@ -266,15 +268,21 @@ async def unscheduled(js: JetStreamContext, over: set[str]) -> list[str]:
         logs = per_game(await subject_counts(js, log_stream(p), log_subject(p, "*", "*")))
         pending = per_game(await subject_counts(js, commands_stream(p), schedule_subject(p, "*")))
         for game in sorted(logs.keys() - pending.keys() - over):
-            try:
-                last = await js.get_msg(log_stream(p), subject=log_subject(p, game, "hand"), direct=True)
-            except NotFoundError:
-                continue
-            if not any(isinstance(event, (GameEnded, GameAbandoned)) for event in decode_batch(last.data).events):
-                found.append(game)
-            else:
+            is_over = await ended(js, p, game)
+            if is_over:
                 over.add(game)
+            elif is_over is not None:
+                found.append(game)
     return found
+
+
+async def ended(js: JetStreamContext, partition: int, game: str) -> bool | None:
+    """Whether the game's last hand batch ends it (None for a game with no log): one direct get."""
+    try:
+        last = await js.get_msg(log_stream(partition), subject=log_subject(partition, game, "hand"), direct=True)
+    except NotFoundError:
+        return None
+    return any(isinstance(event, (GameEnded, GameAbandoned)) for event in decode_batch(last.data).events)
 
 
 async def schedule_pending(js: JetStreamContext, partition: int, game: str) -> bool:
@@ -357,6 +365,7 @@ def _advance(logged: LoggedGame, last_seq: int, batches: list[Batch], state: Gam
     logged.last_seq = last_seq
     logged.applied = max(logged.applied, *(batch.cause for batch in batches))
     logged.batches += len(batches)
+    logged.refusals += sum(1 for batch in batches if refusal_of(batch.events))
 
 
 async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch, state: GameState | None = None) -> None:

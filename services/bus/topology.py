@@ -35,8 +35,12 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
     zc.score.<game>   per-hand scores and totals (stream ZC_SCORES)
     zc.feed.<game>    the redacted public feed, one message per log batch with anything
                       public in it (stream ZC_FEED, contracts.feed.FeedBatch)
-    zc.rejected.<game>  refusals of commands for games that were never started (core NATS,
-                      published by the table only)
+    zc.rejected.<game>  refusals of commands for games that were never started, and those past the
+                      fill of refusals a game's log keeps (core NATS, published by the table only)
+    zc.open.<tenant>.<game>  the register of games in play (stream ZC_OPEN, one message a game): the
+                      intake puts a game there before it stores its start (once it has counted the
+                      tenant's games there), the table takes it out once it is over; the intake
+                      stores no move of a game not there (services/bus/open_games.py)
     zc.dealer.reshuffle  the table asks the dealer for an R16 reshuffle (request/reply; only
                       the table may ask, only the dealer answers)
     KV zc_standings   latest standings per game; KV zc_dealer_seeds the dealer's secrets
@@ -66,7 +70,7 @@ from nats.js.errors import BadRequestError, NotFoundError
 from zioncheck.contracts.commands import TIMER
 
 # ZC_COMMANDS and ZC_LOG are the streams of the layout before partitions (`zioncheck migrate` moves them).
-COMMANDS, LOG, SCORES, FEED = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED"
+COMMANDS, LOG, SCORES, FEED, OPEN = "ZC_COMMANDS", "ZC_LOG", "ZC_SCORES", "ZC_FEED", "ZC_OPEN"
 STANDINGS, SEEDS, VIEWS = "zc_standings", "zc_dealer_seeds", "zc_views"
 RESHUFFLE = "zc.dealer.reshuffle"
 # Every table instance answers here, so each can count the instances sharing the partitions.
@@ -246,12 +250,21 @@ def seed_key(game: str, hand: int) -> str:
     return f"{game}.{hand}"
 
 
+def open_subject(game: str) -> str:
+    """Where the register of games in play (stream ZC_OPEN) marks `game` open; `game_key(tenant, "*")`
+    stands for every game of a tenant."""
+    return f"zc.open.{_tenant_game(game)}"
+
+
+OPEN_SUBJECTS = "zc.open.*.*"
+
+
 def rejected_subject(game: str) -> str:
     return f"zc.rejected.{_tenant_game(game)}"
 
 
-# What a tenant reads or sends names the game by two tokens after these prefixes.
-_TENANT_FACING = {"in", "feed", "score", "rejected", "public", "view", "$KV.zc_views", "$KV.zc_standings"}
+# What a tenant reads or sends, and the register of games in play, name the game by two tokens after these prefixes.
+_TENANT_FACING = {"in", "feed", "score", "rejected", "public", "view", "open", "$KV.zc_views", "$KV.zc_standings"}
 
 
 def game_of(subject: str) -> str:
@@ -329,29 +342,41 @@ class StoreLimits:
     the commands streams take what the others leave. At a limit the store refuses what is new and
     keeps everything it holds: the limited streams discard new, and a full account refuses any
     publish (the commands streams must discard old, as message schedules require, so the account's
-    cap is what bounds them). A game's log holds at most `game_batches` batches of a kind.
+    cap is what bounds them, with a game's last `game_batches` commands kept of each origin: the
+    older ones were decided into its log long before). A game's log holds at most `game_batches`
+    batches of a kind. A tenant has at most `tenant_games` games in play (the intake's check).
     docs/scaling.md sizes them; a deployment sets the total with ZIONCHECK_STORE_GIB."""
     total_bytes: int = 16 * GIB
     game_batches: int = 40_000    # a whole game takes about 1,500
+    tenant_games: int = 10_000    # games a tenant has in play at once: ZIONCHECK_TENANT_GAMES
 
     # Each part's share of the total: the log and the commands are the record, the rest derived.
-    SHARES = {"commands": 0.20, "log": 0.50, FEED: 0.14, SCORES: 0.02, VIEWS: 0.10, STANDINGS: 0.02, SEEDS: 0.02}
+    SHARES = {"commands": 0.20, "log": 0.50, FEED: 0.13, OPEN: 0.01, SCORES: 0.02, VIEWS: 0.10, STANDINGS: 0.02,
+              SEEDS: 0.02}
 
     def bytes_of(self, part: str, partitions: int = 1) -> int:
         return int(self.total_bytes * self.SHARES[part] / partitions)
 
     @classmethod
     def configured(cls) -> "StoreLimits":
-        given = os.environ.get("ZIONCHECK_STORE_GIB", "")
-        if not given:
-            return cls()
-        try:
-            gib = float(given)
-        except ValueError:
-            gib = 0.0
-        if gib < 1:
-            raise ValueError(f"ZIONCHECK_STORE_GIB must be a number of GiB from 1, not {given!r}")
-        return cls(total_bytes=int(gib * GIB))
+        gib = _configured("ZIONCHECK_STORE_GIB", "a number of GiB from 1", float, 1, cls.total_bytes / GIB)
+        games = _configured("ZIONCHECK_TENANT_GAMES", "a whole number of games from 1", int, 1, cls.tenant_games)
+        return cls(total_bytes=int(gib * GIB), tenant_games=games)
+
+
+def _configured(name: str, what: str, kind: type, least: float, default):
+    """A number from the environment variable `name`, `default` when unset; ValueError saying `what` it
+    must be for one that is not."""
+    given = os.environ.get(name, "")
+    if not given:
+        return default
+    try:
+        value = kind(given)
+    except ValueError:
+        value = None
+    if value is None or value < least:
+        raise ValueError(f"{name} must be {what}, not {given!r}")
+    return value
 
 
 def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits | None = None) -> list[StreamConfig]:
@@ -363,7 +388,8 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
             # Schedules need discard old and allow rollups: the account's cap bounds it, the house alone writes it.
             StreamConfig(name=commands_stream(p), subjects=command_stream_subjects(p), duplicate_window=120.0,
                          allow_direct=True, allow_msg_schedules=True, max_msg_size=MAX_COMMAND_BYTES,
-                         deny_delete=True, **(common | {"discard": DiscardPolicy.OLD})),
+                         max_msgs_per_subject=limits.game_batches, deny_delete=True,
+                         **(common | {"discard": DiscardPolicy.OLD})),
             StreamConfig(name=log_stream(p), subjects=log_stream_subjects(p), deny_delete=True, deny_purge=True,
                          duplicate_window=120.0, allow_direct=True, republish=RePublish(
                              src=log_subject(p, "*", "*"), dest=live_subject("{{wildcard(1)}}", "{{wildcard(2)}}")),
@@ -377,6 +403,9 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
                      allow_direct=True, republish=RePublish(src=feed_subject(ANY_GAME), dest=public_feed_subject(
                          game_key("{{wildcard(1)}}", "{{wildcard(2)}}"))),
                      max_bytes=limits.bytes_of(FEED), **common),
+        # The table alone writes and purges it: one message a game in play, none once it is over.
+        StreamConfig(name=OPEN, subjects=[OPEN_SUBJECTS], deny_delete=True, allow_direct=True,
+                     max_msgs_per_subject=1, max_bytes=limits.bytes_of(OPEN), **common),
     ]
 
 

@@ -70,7 +70,7 @@ COMMAND_PROBLEMS = {
     429: f"`too_many_commands`: a seat may send {LIMITS.commands_per_second:g} commands a second after a burst of "
          f"{LIMITS.command_burst} (defaults). The command was not sent and is not in the log; try again after "
          "Retry-After seconds.",
-    409: "`game_full`: the game holds as many commands as one game may; nothing was stored.",
+    409: "`game_not_in_play`: the game is over, or has not started; nothing was stored.",
     503: "`store_full` or `store_unavailable`: the intake could not store the command (the store is full, or did "
          "not answer); nothing was stored. Try again after Retry-After seconds.",
 }

@@ -11,7 +11,7 @@
 | 405 | method_not_allowed | |
 | 409 | game_in_play | a game's log or replay before the game is over |
 | 409 | too_many_open_games | the platform key holds as many open games as a key may |
-| 409 | game_full | the game holds as many commands as one game may (the intake stored nothing) |
+| 409 | game_not_in_play | the game is over, or not started yet (the intake stored nothing) |
 | 413 | body_too_large | a body over MAX_BODY bytes |
 | 422 | too_deeply_nested | arrays and objects nested deeper than MAX_DEPTH (found before decoding) |
 | 422 | invalid_game, invalid_command, unknown_command, start_refused | JSON, but not what the route takes |
@@ -134,7 +134,8 @@ MAPPED = {
 
 # The intake's refusals that reach a person: the gateway sends only commands it decoded itself, so a
 # shape refusal (bad_command, bad_game, bad_key) would be the gateway's own fault.
-INTAKE = {"game_full": (409, "game_full"), "store_full": (503, "store_full"),
+INTAKE = {"no_game": (409, "game_not_in_play"), "too_many_games": (409, "too_many_open_games"),
+          "store_full": (503, "store_full"),
           "unavailable": (503, "store_unavailable"), "over_rate": (429, "too_many_commands")}
 
 

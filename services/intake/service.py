@@ -3,17 +3,20 @@
 A request on zc.in.<tenant>.<game> carries a command's JSON and, to make it safe to send again, an
 idempotency key (header Zc-Key). The intake checks what it can without the game's state (size,
 nesting and shape by application/reading.py, the reading the table itself does; the game id; the
-key; the tenant's rate), and either refuses it with a reason (contracts.intake.Refused), nothing
-stored, or stores it in its game's partition commands stream with headers it sets itself and the
-sender's reply subject, so that the stream answers the sender itself with the command's sequence
-(contracts.intake.decode_reply reads either answer). Whatever headers a sender puts on its request,
-none reaches the stream: the store honours what a publish carries (rollup, msg-id, schedules,
-expectations). The tenant is the subject's, which the server let the sender publish on.
+key; the tenant's rate; by the register of games in play, that a move's game is in play and that a
+start's tenant has room for one more game), and either refuses it with a reason
+(contracts.intake.Refused), nothing stored, or stores it in its game's partition commands stream
+with headers it sets itself and the sender's reply subject, so that the stream answers the sender
+itself with the command's sequence (contracts.intake.decode_reply reads either answer). Whatever
+headers a sender puts on its request, none reaches the stream: the store honours what a publish
+carries (rollup, msg-id, schedules, expectations). The tenant is the subject's, which the server
+let the sender publish on.
 
-It keeps nothing between requests, so any number of instances answer in one queue group, found
-and counted through NATS's Services API ($SRV.PING.zc-intake, $SRV.STATS.zc-intake). It waits for
-nothing: commands keep the order in which they reached an instance, and the stream's sequence orders
-every game's commands for the table.
+It keeps nothing between requests but, for seconds, which games it found in play, so any number of
+instances answer in one queue group, found and counted through NATS's Services API
+($SRV.PING.zc-intake, $SRV.STATS.zc-intake). It waits for the store only to ask the register (a
+game's first move in IN_PLAY_SECONDS, a start), never for a store: commands keep the order in which
+they reached an instance, and the stream's sequence orders every game's commands for the table.
 """
 import string
 import time
@@ -26,15 +29,17 @@ from nats.micro import add_service
 from nats.micro.request import Request
 
 from zioncheck.application.reading import read_command
-from zioncheck.contracts.commands import PLAY
+from zioncheck.contracts.commands import PLAY, Command, StartGame
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused
 from zioncheck.contracts.log import encode
+from zioncheck.services.bus import open_games
 from zioncheck.services.bus.access import INBOXES
 from zioncheck.services.bus.topology import (
     INTAKE_GROUP,
     INTAKE_SUBJECTS,
     Layout,
+    StoreLimits,
     game_key,
     layout,
     stored_command_subject,
@@ -48,7 +53,8 @@ log = structlog.get_logger("intake")
 # A tenant's commands a second at one intake instance, and the burst it may send at once; far above
 # what people play (docs/scaling.md: 0.4 a second a game), far below what fills a disk.
 TENANT_RATE, TENANT_BURST = 5_000.0, 10_000.0
-MAX_TENANTS_COUNTED = 100_000
+MAX_TENANTS_COUNTED = 100_000   # and games taken as in play (InPlay)
+IN_PLAY_SECONDS = 10.0
 
 _KEY_LETTERS = frozenset(string.ascii_letters + string.digits + string.punctuation)
 
@@ -57,9 +63,9 @@ def refused(reason: IntakeReason, detail: str = "", rejected: Rejected | None = 
     return Refused(reason=reason, detail=detail or REFUSALS[reason], rejected=rejected)
 
 
-def check(tenant: str, game: str, data: bytes, key: str | None) -> Refused | None:
-    """Why the intake refuses this command for the tenant's game `game` without storing it, or None:
-    what is checked before any game's state is read (the table decides the rest, R18)."""
+def check(tenant: str, game: str, data: bytes, key: str | None) -> Refused | Command:
+    """Why the intake refuses this command for the tenant's game `game` without storing it, or the
+    command: what is checked before any game's state is read (the table decides the rest, R18)."""
     if not (valid_game_id(tenant) and valid_game_id(game)):
         return refused("bad_game", f"{REFUSALS['bad_game']}, not {game[:80]!r}")
     if key is not None and not (0 < len(key) <= KEY_MAX and _KEY_LETTERS.issuperset(key)):
@@ -67,7 +73,7 @@ def check(tenant: str, game: str, data: bytes, key: str | None) -> Refused | Non
     command = read_command(data, PLAY, game)
     if isinstance(command, Rejected):
         return refused("bad_command", command.detail, command)
-    return None
+    return command
 
 
 def message_id(game: str, key: str) -> str:
@@ -104,14 +110,47 @@ class TenantRates:
         return True
 
 
+class InPlay:
+    """Which games are in play, as the register (services/bus/open_games.py) says, and how many a tenant
+    has; a start it lets through is marked in play before it is stored. A game found in play is taken
+    at its word for IN_PLAY_SECONDS (one get a game that long, a bounded memory): a game over
+    meanwhile may have a few more moves stored, which the table refuses (R18 game_over). A game not
+    found is asked about again each time: its start may be stored any moment."""
+
+    def __init__(self, js: JetStreamContext, tenant_games: int, clock=time.monotonic):
+        self.js, self.tenant_games, self.clock = js, tenant_games, clock
+        self.seen: dict[str, float] = {}   # game key -> until when it is taken as in play
+
+    async def refusal(self, tenant: str, game: str, command: Command) -> Refused | None:
+        """no_game for a move of a game not in play, too_many_games for a start past the tenant's games."""
+        if isinstance(command, StartGame):
+            if await open_games.tenant_games(self.js, tenant) >= self.tenant_games:
+                return refused("too_many_games", f"{REFUSALS['too_many_games']} ({self.tenant_games:,})")
+            # Counted from now: one instance takes its requests one at a time, so it lets no tenant past its
+            # games (n instances, at most n - 1 more). A start the table refuses leaves a mark its heal takes away.
+            await open_games.mark_open(self.js, game)
+            return None
+        now = self.clock()
+        if self.seen.get(game, 0.0) > now:
+            return None
+        if not await open_games.in_play(self.js, game):
+            return refused("no_game")
+        self.seen[game] = now + IN_PLAY_SECONDS
+        if len(self.seen) > MAX_TENANTS_COUNTED:
+            self.seen.pop(next(iter(self.seen)))
+        return None
+
+
 class IntakeService:
     """Answers zc.in.<tenant>.<game>: stores a command or refuses it (module docstring)."""
 
-    def __init__(self, nc: Client, js: JetStreamContext, rates: TenantRates | None = None):
+    def __init__(self, nc: Client, js: JetStreamContext, rates: TenantRates | None = None,
+                 limits: StoreLimits | None = None):
         self.nc, self.js = nc, js
         self.layout: Layout | None = None
         self.service = None
         self.rates = rates or TenantRates()
+        self.in_play = InPlay(js, (limits or StoreLimits.configured()).tenant_games)
 
     async def start(self) -> None:
         self.layout = await layout(self.js)
@@ -141,11 +180,14 @@ class IntakeService:
             return
         tenant, game = tenant_in(request.subject)   # the tenant is the one the server let the sender name
         key = (request.headers or {}).get(KEY_HEADER)
-        problem = check(tenant, game, request.data, key)
+        command = check(tenant, game, request.data, key)
+        game = game_key(tenant, game)
+        problem = command if isinstance(command, Refused) else None
         if problem is None and not self.rates.take(tenant):
             problem = refused("over_rate", f"{REFUSALS['over_rate']} ({self.rates.rate:g} a second, "
                                            f"{self.rates.burst:g} at once)")
-        game = game_key(tenant, game)
+        if problem is None:
+            problem = await self._in_play(tenant, game, command)
         if problem is not None:
             await self._answer(request, problem, game)
             return
@@ -156,6 +198,12 @@ class IntakeService:
             await self._answer(request, refused("unavailable", f"{REFUSALS['unavailable']} ({error!r:.80})"), game)
             return
         _HANDED.inc()
+
+    async def _in_play(self, tenant: str, game: str, command: Command) -> Refused | None:
+        try:
+            return await self.in_play.refusal(tenant, game, command)
+        except NatsError as error:   # the register did not answer: nothing stored, the sender asks again
+            return refused("unavailable", f"{REFUSALS['unavailable']} ({error!r:.80})")
 
     async def _answer(self, request: Request, answer: Refused, game: str) -> None:
         INTAKE.labels("refused", answer.reason).inc()

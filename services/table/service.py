@@ -20,6 +20,11 @@ It does not trust its memory of a pending schedule: every HEAL_SECONDS, and when
 looks over the store for games with no schedule pending (`heal`). One not over whose log calls
 for a deadline lost its schedule (a restart between a batch and its schedule, an operator's
 purge): its schedule is set again, so no game waits past its deadline for longer than that.
+
+It keeps the register of games in play (services/bus/open_games.py), by which the intake counts a
+tenant's games and stores nothing for a game not in play: a game is marked before the batch that
+starts it is appended, and unmarked once a batch ends it; the heal mends what a restart between the
+two left undone.
 """
 import asyncio
 import datetime
@@ -43,13 +48,14 @@ from zioncheck.contracts.log import Batch, encode, tag_of
 from zioncheck.domain import fold
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import Deadline, deadline
-from zioncheck.services.bus import log_store
-from zioncheck.services.bus.log_store import LogConflict, LoggedGame, schedule_pending, unscheduled
+from zioncheck.services.bus import log_store, open_games
+from zioncheck.services.bus.log_store import LogConflict, LoggedGame, ended, schedule_pending, unscheduled
 from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
     RESHUFFLE,
     SCHEDULER_HEADER,
     commands_stream,
+    layout,
     origin_of,
     rejected_subject,
     schedule_headers,
@@ -71,6 +77,10 @@ log = structlog.get_logger("table")
 
 
 HEAL_SECONDS = 30.0   # how often the table looks for games whose deadline has no schedule pending
+# The refusals a game's log keeps: far more than people make in a game (a whole game is about 1,500
+# batches), so a seat that sends refused commands without end cannot fill its game's log to its limit
+# (StoreLimits.game_batches) and stop the game. Past it a refusal is sent on zc.rejected alone.
+LOGGED_REFUSALS = 2_000
 
 
 class TableService:
@@ -81,6 +91,7 @@ class TableService:
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.clock = lambda: datetime.datetime.now(datetime.UTC)
         self.over: set[str] = set()   # games seen over: never looked at again by `heal`
+        self._orphans: set[str] = set()   # marked in play with no log at the last look (heal_register)
         self._healing: asyncio.Task | None = None
 
     async def start(self) -> None:
@@ -118,7 +129,34 @@ class TableService:
                 TIMERS_HEALED.inc()
                 log.warning("timer_healed", game=game, due=logged.due_at)
                 healed.append(game)
+        await self.heal_register(set(await log_store.stored_games(self.js)))
         return healed
+
+    async def _unmark(self, game: str) -> None:
+        """The game is over: out of the register of games in play (or by the next heal)."""
+        self.over.add(game)
+        try:
+            await open_games.mark_over(self.js, game)
+        except Exception as error:  # noqa: BLE001 - the heal takes it out
+            log.warning("unmark_failed", game=game, error=str(error)[:200])
+
+    async def heal_register(self, logged: set[str]) -> None:
+        """Mend the register of games in play (services/bus/open_games.py) against the logs (`logged`,
+        every game with one): a game over still marked, a mark with no log at two looks running (a
+        start that was never logged), a game in play with no mark."""
+        marked = await open_games.marked(self.js)
+        for game in sorted((marked & self.over) | (marked - logged) & self._orphans):
+            await open_games.mark_over(self.js, game)
+            log.warning("register_healed", game=game, marked=False)
+        self._orphans = marked - logged
+        where = await layout(self.js)
+        for game in sorted(logged - marked - self.over):
+            is_over = await ended(self.js, where.of(game), game)
+            if is_over:
+                self.over.add(game)
+            elif is_over is not None:
+                await open_games.mark_open(self.js, game)
+                log.warning("register_healed", game=game, marked=True)
 
     async def handle(self, game: str, seq: int, delivered: Msg | None = None, epoch: int = 0) -> None:
         """Apply command `seq` of `game` and every earlier one not yet applied.
@@ -171,8 +209,10 @@ class TableService:
     async def _apply(self, logged: LoggedGame, seq: int, data: bytes, origin: str,
                      headers: dict[str, str] | None = None) -> None:
         events = await self._decide(logged, data, origin, headers)
-        if not logged.state.started and not isinstance(events[0], GameStarted):
-            # Nothing is logged for a game that does not exist; the refusal still reaches the sender.
+        if ((not logged.state.started and not isinstance(events[0], GameStarted))
+                or (logged.refusals >= LOGGED_REFUSALS and refusal_of(events))):
+            # Nothing is logged for a game that does not exist, nor past its fill of refusals (a refusal
+            # changes nothing in the game); the refusal still reaches the sender.
             await self.nc.publish(rejected_subject(logged.game), encode(events[0]), headers={"Zc-Cause": str(seq)})
             logged.applied = seq
             _count(logged.game, seq, events)
@@ -185,6 +225,8 @@ class TableService:
             await self._schedule_again(logged)
             return
         after = fold(logged.state, events)
+        if after.started and not logged.state.started:   # in play from now: marked so before its log says so
+            await open_games.mark_open(self.js, logged.game)
         due = deadline(after)
         started = time.perf_counter()
         appended = log_store.append(self.js, logged, Batch(cause=seq, events=events), after)
@@ -203,6 +245,7 @@ class TableService:
         if isinstance(events[0], GameStarted) or logged.state.game_over:
             if logged.state.game_over:
                 self.games.pop(logged.game, None)
+                await self._unmark(logged.game)
             ACTIVE_GAMES.set(sum(1 for g in self.games.values() if g.state.started and not g.state.game_over))
 
     async def _schedule(self, logged: LoggedGame, due: Deadline, at: float) -> None:

@@ -1,5 +1,8 @@
 """Bad input over the wire gets a refusal with a reason, and the consumer keeps going."""
-from over_nats import new_game, stacked_game
+import pytest
+
+from over_nats import new_game, stacked_game, store
+from zioncheck.client import CommandRefused
 from zioncheck.contracts.commands import DrawStock, StartGame
 from zioncheck.contracts.events import Rejected
 
@@ -34,7 +37,11 @@ async def test_r18_only_the_dealer_may_deal_or_reshuffle(services, client):
 async def test_commands_for_a_game_never_started_are_refused_without_creating_a_log(services, client):
     game = new_game()
     follower = await client.follow(game)
-    [event] = await follower.outcome(await client.send(game, DrawStock(seat=0)))
+    with pytest.raises(CommandRefused) as refused:   # the intake stores no move of a game not in play
+        await client.send(game, DrawStock(seat=0))
+    assert refused.value.refusal.reason == "no_game"
+    # One stored all the same (the house may: the operator's login here) is refused by the table, unlogged.
+    [event] = await follower.outcome(await store(client, game, DrawStock(seat=0)))
     assert event.reason == "unknown_seat"
     assert follower.batches == []
     [started] = await follower.outcome(await client.send(game, StartGame(game_id=game, players=2)))

@@ -18,4 +18,5 @@ async def test_the_integration_snippet_starts_a_game_and_learns_each_outcome_fro
     assert printed[0] == "game doc-game started with 3 seats"
     assert printed[1] == "accepted: seat 1 now holds 11 cards"
     assert printed[2].startswith("SeatRefusal(cause=") and "reason='already_drew'" in printed[2]
-    assert printed[3].startswith("Rejected(seat=0, command='draw_stock', reason='unknown_seat'")
+    assert printed[3].startswith("Rejected(seat=None, command='start_game', reason='bad_command'")
+    assert printed[4].startswith("not stored: no_game: ")

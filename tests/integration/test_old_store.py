@@ -1,6 +1,7 @@
 """A store written before partitions (tests/fixtures/store-v1.tar.gz, made by tests/fixtures/make_store_v1.py)
-opens with the partitioned layout after `zioncheck migrate`: its finished game replays to the same
-hash, and its live game, left in hand 2, plays on to its end exactly as one table would play it."""
+opens with the partitioned layout and tenants after `zioncheck migrate`: its finished game replays to
+the same hash and is read where its tenant reads it, and its live game, left in hand 2, plays on to its
+end exactly as one table would play it."""
 import json
 import random
 import subprocess
@@ -15,9 +16,12 @@ from over_nats import one_table_writes
 from zioncheck.application.replay import state_hash
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
+from zioncheck.contracts.feed import decode_feed_batch
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus import log_store
 from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.bus.topology import FEED, feed_subject
 from zioncheck.services.wiring import SERVICES, Services
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -42,6 +46,13 @@ async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_
         assert moved.returncode == 0, moved.stderr
         assert f"moved {facts['finished']}: " in moved.stdout and f"moved {facts['live']}: " in moved.stdout
         client = await GameClient.connect(server.access, "operator")
+        # Written before tenants too: its games are the default tenant's, read where a tenant reads them.
+        assert "2 game(s) of the store before tenants are the platform tenant's" in moved.stdout
+        feed = await client.js.get_msg(FEED, subject=feed_subject(facts["finished"]), direct=True)
+        assert decode_feed_batch(feed.data).seq == facts["finished_batches"]
+        assert not await log_store.subject_counts(client.js, FEED, "zc.feed.*"), "the old feed is purged"
+        finished_standings = await client.final_standings(facts["finished"])
+        assert finished_standings is not None and finished_standings.over
 
         finished = [batch for _, batch in await read_batches(client.js, facts["finished"])]
         assert len(finished) == facts["finished_batches"]

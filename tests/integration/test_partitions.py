@@ -15,7 +15,7 @@ from over_nats import new_game, one_table_writes
 from test_crash_and_fork import start_table
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
-from zioncheck.contracts.commands import DrawStock, StartGame
+from zioncheck.contracts.commands import StartGame
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus import consumers
 from zioncheck.services.bus.access import connect
@@ -53,7 +53,7 @@ async def test_the_intake_stores_every_game_in_the_partition_partition_of_names(
         await nc.subscribe("zc.cmd.*.*.play", cb=on_command)
         platform = await GameClient.connect(server.access, "platform")
         ids = some_game_ids(120)
-        await asyncio.gather(*(platform.send(game, DrawStock(seat=0)) for game in ids))
+        await asyncio.gather(*(platform.send(game, StartGame(game_id=game, players=2)) for game in ids))
         for _ in range(100):
             await nc.flush()
             if len(stored) == len(ids):
@@ -207,7 +207,7 @@ async def test_a_client_of_the_intake_needs_no_partition(nats_server, services):
     operator = await GameClient.connect(nats_server.access, "operator")
     try:
         game = new_game()
-        seq = await platform.send(game, DrawStock(seat=0))
+        seq = await platform.send(game, StartGame(game_id=game, players=2))
         where = await layout(operator.js)
         stored = await operator.js.get_msg(where.commands_stream(game), seq=seq)
         assert stored.subject == f"zc.cmd.{where.of(game)}.{game}.play"

@@ -113,8 +113,9 @@ def writers_of(subject: str) -> set[str]:
     """Who the house says writes a subject: a new stream subject must be named here to pass."""
     if subject.startswith("zc.cmd."):
         return {"play": {"intake"}, "dealer": {"dealer"}, "timer": set()}[subject.rsplit(".", 1)[1]]
-    prefixes = {"zc.timer.": {"table"}, "zc.log.": {"table"}, "zc.score.": {"scoring"}, "zc.feed.": {"projector"},
-                f"$KV.{VIEWS}.": {"projector"}, f"$KV.{STANDINGS}.": {"scoring"}, f"$KV.{SEEDS}.": {"dealer"}}
+    prefixes = {"zc.timer.": {"table"}, "zc.log.": {"table"}, "zc.open.": {"table", "intake"},
+                "zc.score.": {"scoring"}, "zc.feed.": {"projector"}, f"$KV.{VIEWS}.": {"projector"},
+                f"$KV.{STANDINGS}.": {"scoring"}, f"$KV.{SEEDS}.": {"dealer"}}
     found = [roles for prefix, roles in prefixes.items() if subject.startswith(prefix)]
     assert found, f"{subject} is stored by a stream, but no writer is named for it here"
     return found[0]

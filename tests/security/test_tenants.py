@@ -10,7 +10,7 @@ from nats_backends import start_nats
 
 from zioncheck.client import GameClient, read_view
 from zioncheck.contracts.commands import DrawStock, StartGame
-from zioncheck.contracts.intake import Taken, decode_reply
+from zioncheck.contracts.intake import Refused, Taken, decode_reply
 from zioncheck.contracts.log import encode
 from zioncheck.contracts.views import decode_public_view
 from zioncheck.services.bus.access import add_user, make_credentials, tenant_rights
@@ -149,3 +149,24 @@ async def test_a_tenant_cannot_take_a_game_id_another_is_about_to_start(services
     await _start(tenants["beta"], "beta", game, 5)
     await _start(tenants["acme"], "acme", game, 2)   # acme's start is not refused: it is acme's own game
     assert (await _public(tenants["acme"], "acme", game)).players == 2
+
+
+@pytest.fixture
+async def two_games_a_tenant(nats_server, monkeypatch):
+    """The services, with each tenant's games in play capped at two."""
+    from zioncheck.services.wiring import SERVICES, Services
+    monkeypatch.setenv("ZIONCHECK_TENANT_GAMES", "2")
+    running = await Services().start(SERVICES, nats_server.access)
+    yield running
+    await running.stop()
+
+
+async def test_a_tenant_past_its_games_in_play_is_refused_a_start_and_another_tenant_is_not(
+        two_games_a_tenant, tenants):
+    for _ in range(2):
+        await _start(tenants["acme"], "acme", new_game_id("acme"), 2)
+    game = new_game_id("acme")
+    reply = decode_reply((await tenants["acme"].nc.request(intake_subject(game_key("acme", game)),
+                                                           encode(StartGame(game_id=game, players=2)), timeout=5)).data)
+    assert isinstance(reply, Refused) and reply.reason == "too_many_games", reply
+    await _start(tenants["beta"], "beta", new_game_id("beta"), 2)
