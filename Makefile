@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test test-long lint bench clean
 
 install: $(STAMP)
 
@@ -18,7 +18,11 @@ run: install
 	$(VENV)/bin/zioncheck run
 
 test: install
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -m "not long"
+
+# Whole games through kills and failovers (the `long` marker): minutes, so apart from `make test`.
+test-long: install
+	$(VENV)/bin/pytest -q -m long
 
 # mypy: strict on domain/ and contracts/, its defaults on application/ and bots/ (pyproject.toml, [tool.mypy]).
 # ruff: every folder.

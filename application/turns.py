@@ -10,7 +10,7 @@ from zioncheck.application.seeds import Dealer
 from zioncheck.bots.greedy import GreedyBot
 from zioncheck.contracts.commands import PLAY, Command, Discard, Reshuffle, TurnTimeout
 from zioncheck.contracts.dealer import ReshuffleRequest
-from zioncheck.contracts.events import AnyEvent, Rejected, TurnTimedOut
+from zioncheck.contracts.events import AnyEvent, GameStarted, Rejected, TurnTimedOut
 from zioncheck.contracts.log import Entry
 from zioncheck.domain import GameState, decide, evolve, fold
 from zioncheck.domain.decide import decide_move
@@ -63,6 +63,22 @@ def stale_timer(events: list[AnyEvent]) -> bool:
     """A timeout come after the turn or absence it was for (R19, R21): the log need not say so."""
     rejected = refusal_of(events)
     return rejected is not None and rejected.reason == "timer_stale"
+
+
+# The refusals a game's log keeps: far more than people make in a game (a whole game is about 1,500
+# batches), so a seat that sends refused commands without end cannot fill its game's log to the
+# store's limit and stop the game. Past it a refusal is told to its sender alone.
+LOGGED_REFUSALS = 2_000
+
+
+def told_not_logged(state: GameState, events: list[AnyEvent], refusals: int) -> bool:
+    """Whether the table tells a command's outcome to its sender alone and leaves it out of the game's
+    log: the refusal of a command for a game not started (there is no log to land in), and any refusal
+    once the log holds `refusals` >= LOGGED_REFUSALS. A refusal changes nothing in the game, so the
+    log folds the same either way."""
+    if not state.started:
+        return not isinstance(events[0], GameStarted)
+    return refusals >= LOGGED_REFUSALS and refusal_of(events) is not None
 
 
 def play_turn(state: GameState, command: Command,

@@ -22,6 +22,7 @@ BENCHMARKS = {
     "partitions": "bench.partitions",
     "timers": "bench.timers",
     "listing": "bench.listing",
+    "chaos": "bench.chaos",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 

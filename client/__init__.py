@@ -175,15 +175,16 @@ class Follower:
             self._ahead[number] = decode_batch(msg.data)
         await self._apply_ready()
         if self._ahead:
-            await self._read_back()
+            await self._read_back(int(headers.get("Nats-Sequence", 0)))
 
-    async def _read_back(self) -> None:
-        """Take from the stream every batch not seen yet (unless a reading is under way)."""
+    async def _read_back(self, at_least: int | None = None) -> None:
+        """Take from the stream every batch not seen yet (unless a reading is under way), at least up
+        to the stored message `at_least` (by default the last the stream's leader holds)."""
         if self._reading:
             return
         self._reading = True
         try:
-            for number, (_, batch) in enumerate(await read_batches(self._js, self.game), start=1):
+            for number, (_, batch) in enumerate(await read_batches(self._js, self.game, at_least=at_least), start=1):
                 if number > len(self.batches):
                     self._ahead[number] = batch
         finally:

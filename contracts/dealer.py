@@ -7,6 +7,7 @@ class ReshuffleRequest(msgspec.Struct, frozen=True):
     hand: int
     reshuffle: int   # 1 for the hand's first reshuffle
     count: int       # cards below the top of the pile
+    log_seq: int = 0  # the game's last log message the table folded: the dealer reads at least that far
 
 
 class ReshuffleRefused(msgspec.Struct, frozen=True, tag="reshuffle_refused"):

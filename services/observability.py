@@ -16,6 +16,8 @@ LOG_CONFLICTS = Counter("zc_log_conflicts_total", "Appends refused because anoth
 DROPPED = Counter("zc_messages_dropped_total", "Messages given up for good: no game to refuse them in, "
                   "undecodable, or failing every delivery", ["what"])
 TIMERS_SCHEDULED = Counter("zc_timers_scheduled_total", "Deadlines the table set as message schedules (R19, R21)")
+READS_BEHIND = Counter("zc_reads_behind_total", "Reads of a stream that a replica answered short of a message the "
+                       "reader knew of, asked again (read your writes, services/bus/log_store.py)")
 TIMERS_HEALED = Counter("zc_timers_healed_total", "Deadlines the table set again for games whose schedule was lost")
 REFUSED_ASKS = Counter("zc_dealer_refusals_total", "Reshuffle requests the dealer refused, by reason", ["reason"])
 DEALS = Counter("zc_deals_total", "Hands the dealer dealt")

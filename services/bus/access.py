@@ -390,7 +390,13 @@ class Access:
         credential = self.login(user)
         return dict(servers=list(self.servers), user=credential.user, password=credential.password,
                     inbox_prefix=inbox_prefix(credential.user), name=f"zioncheck-{credential.user}",
-                    error_cb=_told)
+                    error_cb=_told, reconnect_time_wait=RECONNECT_SECONDS, max_reconnect_attempts=-1)
+
+
+# A lost server is asked for again this often, for as long as it takes: a service that gave up would
+# stand idle after the server came back (nats-py's defaults are every 2 s, 60 times). With a server
+# back in half a second, play goes on within RECONNECT_SECONDS of its taking writes.
+RECONNECT_SECONDS = 0.25
 
 
 async def _told(error: Exception) -> None:
@@ -400,4 +406,4 @@ async def _told(error: Exception) -> None:
 
 async def connect(access: Access, user: str, **options) -> Client:
     """A NATS connection logged in as `user`."""
-    return await nats.connect(**access.connect_options(user), **options)
+    return await nats.connect(**(access.connect_options(user) | options))

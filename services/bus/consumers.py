@@ -268,6 +268,20 @@ class PinnedConsumer:
         for partition in order:
             await partition.start()
         self.balancer = asyncio.create_task(self._balance())
+        told = self.nc._reconnected_cb   # nats-py keeps the callback given at connect here
+
+        async def reconnected() -> None:
+            if told is not None:
+                await told()
+            await self.pull_again()
+        self.nc._reconnected_cb = reconnected
+
+    async def pull_again(self) -> None:
+        """The connection came back: the server it reaches holds none of the pulls made before, so they
+        are made again now, not once they would have expired."""
+        for partition in self.partitions:
+            partition.pulls.clear()
+            await partition.refill()
 
     async def _answer(self, msg: Msg) -> None:
         if msg.reply:

@@ -7,6 +7,7 @@ cannot fork the log, and a Msg-Id, so a retried append is recognised as already 
 """
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -31,6 +32,7 @@ from zioncheck.services.bus.topology import (
     log_subject,
     schedule_subject,
 )
+from zioncheck.services.observability import READS_BEHIND
 
 WRONG_LAST_SEQUENCE = 10071
 STREAM_NOT_FOUND = 10059
@@ -60,11 +62,39 @@ class LoggedGame:
         self.stream, self.subject = log_stream(self.partition), log_subject(self.partition, self.game)
 
 
-async def read_batches(js: JetStreamContext, game: str, kind: str = "*") -> list[tuple[int, Batch]]:
-    """Every batch of a game's log (or of one kind) with its stream sequence, oldest first."""
+async def read_batches(js: JetStreamContext, game: str, kind: str = "*", at_least: int | None = None
+                       ) -> list[tuple[int, Batch]]:
+    """Every batch of a game's log (or of one kind) with its stream sequence, oldest first: at least up
+    to stream sequence `at_least` (read your writes), by default the last the stream's leader holds."""
     found_layout = await layout(js)
-    found, _ = await read_stored(js, found_layout.log_stream(game), found_layout.log_subject(game, kind))
+    stream, subject = found_layout.log_stream(game), found_layout.log_subject(game, kind)
+    if at_least is None:
+        at_least = await last_seq(js, stream, subject)
+    found, _ = await read_stored(js, stream, subject, at_least=at_least)
     return [(seq, decode_batch(data)) for seq, data in found]
+
+
+# Read your writes: the rule every reader of a stream keeps. On a replicated stream any replica may
+# answer a direct get, and one that has not yet stored the newest messages answers without them. So a
+# reader that knows a message exists (it was delivered it, it appended it, a request named it, or the
+# stream's leader said it is the last) reads at least up to it (`read_stored`'s `at_least`): an
+# answer that stops short is asked again, READ_PAUSE later and doubling, and when the replica has
+# not caught up in the read's timeout the read raises Behind, so that its handler acks nothing and
+# the message is delivered again. Gets that name no sequence (`last_seq`) go to the leader.
+READ_PAUSE = 0.005
+
+
+class Behind(Exception):
+    """A replica answered a read without a message the reader knows exists, and did not catch up in time."""
+
+
+async def last_seq(js: JetStreamContext, stream: str, subject: str) -> int:
+    """The stream sequence of the last message on `subject` (a filter), as the stream's leader holds it
+    (0 for none): what a reader that was told nothing else reads up to."""
+    try:
+        return (await js.get_msg(stream, subject=subject)).seq or 0
+    except NotFoundError:
+        return 0
 
 
 # The most messages one batched direct get asks for; the rest of a log comes in the next request.
@@ -72,10 +102,30 @@ DIRECT_BATCH = 1000
 
 
 async def read_stored(js: JetStreamContext, stream: str, subject: str, after: int = 0, sequences: bool = True,
-                      timeout: float = 10.0, whole: bool = False) -> tuple[list, int]:
+                      timeout: float = 10.0, whole: bool = False, at_least: int = 0) -> tuple[list, int]:
     """Every message of `stream` on `subject` (a filter) after sequence `after`, oldest first, as
     (sequence, data), and the last one's sequence (`after` when there is none). With `whole`, each
-    message as a RawStreamMsg instead: its subject, sequence, time, headers and data.
+    message as a RawStreamMsg instead: its subject, sequence, time, headers and data. At least up to
+    sequence `at_least`, which the reader knows is on the subject: Behind when no replica that answers
+    has it within `timeout` (read your writes, above)."""
+    found, last = await _read_stored(js, stream, subject, after, sequences, timeout, whole)
+    if last >= at_least or not at_least:
+        return found, last
+    deadline, pause = time.monotonic() + timeout, READ_PAUSE
+    while last < at_least:
+        if time.monotonic() + pause > deadline:
+            raise Behind(f"{stream} answered {subject} up to {last}, not {at_least}, for {timeout:g} s")
+        READS_BEHIND.inc()
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.5)
+        more, last = await _read_stored(js, stream, subject, last, sequences, timeout, whole)
+        found += more
+    return found, last
+
+
+async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: int, sequences: bool,
+                       timeout: float, whole: bool) -> tuple[list, int]:
+    """read_stored's one pass, as the replica that answers holds the stream.
 
     Batched direct gets (NATS 2.11+, ADR-31): each request is answered by up to DIRECT_BATCH
     messages and a closing `204 EOB` status that names the last sequence sent and how many
@@ -344,15 +394,17 @@ async def next_message(js: JetStreamContext, game: str, after: int):
 
 
 async def load(js: JetStreamContext, game: str) -> LoggedGame:
-    """A game's state folded from its whole log."""
+    """A game's state folded from its whole log, at least as far as the stream's leader holds it."""
     logged = LoggedGame(game=game, partition=(await layout(js)).of(game))
-    await catch_up(js, logged)
+    await catch_up(js, logged, await last_seq(js, logged.stream, logged.subject))
     return logged
 
 
-async def catch_up(js: JetStreamContext, logged: LoggedGame) -> None:
-    """Fold the batches appended after this copy's last one (by another writer, or all of them)."""
-    found, last = await read_stored(js, logged.stream, logged.subject, after=logged.last_seq, sequences=False)
+async def catch_up(js: JetStreamContext, logged: LoggedGame, at_least: int = 0) -> None:
+    """Fold the batches appended after this copy's last one (by another writer, or all of them), at
+    least up to stream sequence `at_least`."""
+    found, last = await read_stored(js, logged.stream, logged.subject, after=logged.last_seq, sequences=False,
+                                    at_least=at_least)
     if not found:
         return
     batches = [decode_batch(data) for _, data in found]

@@ -56,7 +56,8 @@ class DealerService:
         for its game's live hand as the log stands now (the draw waits for this answer)."""
         why = "bad game id" if not valid_game_key(request.game_id) else ""
         if not why:
-            state = fold(GameState(), [e for _, batch in await read_batches(self.js, request.game_id)
+            state = fold(GameState(), [e for _, batch in await read_batches(self.js, request.game_id,
+                                                                            at_least=request.log_seq or None)
                                        for e in batch.events])
             why = reshuffle_refusal(state, request.hand, request.reshuffle, request.count)
         if why:

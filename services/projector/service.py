@@ -66,7 +66,8 @@ class ProjectorService:
         if seq <= projected.last:
             return None  # a redelivery, or folded already while catching up for a later batch
         if previous != str(projected.last):
-            await self._catch_up(projected, game, before=seq)
+            known = int(previous) if previous and previous.isdigit() else 0
+            await self._catch_up(projected, game, before=seq, known=known)
         await self._fold(projected, game, seq, batch)
         return projected
 
@@ -106,11 +107,12 @@ class ProjectorService:
             self.games.popitem(last=False)
         return projected
 
-    async def _catch_up(self, projected: ProjectedGame, game: str, before: int) -> None:
+    async def _catch_up(self, projected: ProjectedGame, game: str, before: int, known: int) -> None:
         """Fold the game's log messages after the last one folded, up to (not including) `before`:
-        read in batched direct gets, as a whole log is read (services/bus/log_store.py)."""
+        read in batched direct gets, as a whole log is read, and at least up to `known`, the game's
+        message before `before` (services/bus/log_store.py: read your writes)."""
         stream, subject = await where(self.js, game)
-        found, _ = await read_stored(self.js, stream, subject, after=projected.last)
+        found, _ = await read_stored(self.js, stream, subject, after=projected.last, at_least=known)
         for seq, data in found:
             if seq >= before:
                 return

@@ -25,7 +25,9 @@ class ScoringService:
 
     Each delivery folds the game's boundaries as the log holds them now, not the one
     batch delivered: a few messages a game, and the standings come out the same whatever
-    order deliveries arrive in (a batch redelivered after a later one is no hand lost).
+    order deliveries arrive in (a batch redelivered after a later one is no hand lost). It reads
+    at least up to the batch delivered (services/bus/log_store.py: read your writes), so a replica
+    behind the one that delivered it never makes it ack a hand end it did not fold.
     """
 
     def __init__(self, js: JetStreamContext):
@@ -34,7 +36,7 @@ class ScoringService:
 
     async def on_log(self, game: str, seq: int, headers: dict | None, batch: Batch) -> None:
         standings, scores = None, []
-        for at, stored in await read_batches(self.js, game, "hand"):
+        for at, stored in await read_batches(self.js, game, "hand", at_least=seq):   # read your writes
             for event in stored.events:
                 standings, scored = fold_standings.apply(standings, event)
                 if scored is not None:

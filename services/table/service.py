@@ -40,7 +40,7 @@ from nats.js import JetStreamContext
 from prometheus_client import Counter
 
 from zioncheck.application.reading import read_command
-from zioncheck.application.turns import play_turn_async, stale_timer
+from zioncheck.application.turns import play_turn_async, stale_timer, told_not_logged
 from zioncheck.contracts.commands import TIMER, Reshuffle
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import AnyEvent, GameStarted, Rejected
@@ -49,7 +49,14 @@ from zioncheck.domain import fold
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import Deadline, deadline
 from zioncheck.services.bus import log_store, open_games
-from zioncheck.services.bus.log_store import LogConflict, LoggedGame, ended, schedule_pending, unscheduled
+from zioncheck.services.bus.log_store import (
+    LogConflict,
+    LoggedGame,
+    ended,
+    read_stored,
+    schedule_pending,
+    unscheduled,
+)
 from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
     RESHUFFLE,
@@ -77,10 +84,6 @@ log = structlog.get_logger("table")
 
 
 HEAL_SECONDS = 30.0   # how often the table looks for games whose deadline has no schedule pending
-# The refusals a game's log keeps: far more than people make in a game (a whole game is about 1,500
-# batches), so a seat that sends refused commands without end cannot fill its game's log to its limit
-# (StoreLimits.game_batches) and stop the game. Past it a refusal is sent on zc.rejected alone.
-LOGGED_REFUSALS = 2_000
 
 
 class TableService:
@@ -174,7 +177,9 @@ class TableService:
                     if game in self.games:  # fold what the other writer appended, then decide again
                         self.games[game].in_order_since = None
                         self.games[game].due_at = self.games[game].timer_at = None   # its deadline, unknown here
-                        await log_store.catch_up(self.js, self.games[game])
+                        known = self.games[game]
+                        await log_store.catch_up(self.js, known, await log_store.last_seq(self.js, known.stream,
+                                                                                          known.subject))
                 except BaseException:
                     if game in self.games:
                         self.games[game].in_order_since = None  # the next command checks the stream again
@@ -191,13 +196,17 @@ class TableService:
         # Deliveries broke their chain (another instance may have worked the game meanwhile and set its
         # schedule): this instance's note of the schedule pending is not to be trusted.
         logged.timer_at = None
-        while logged.applied < seq:
-            # A direct get: the raw message, no JSON envelope; any replica holds a prefix of the
-            # stream, so what it returns is truly the next command (or nothing yet: retried).
-            command = await self.js.get_msg(commands_stream(logged.partition), seq=logged.applied + 1,
-                                            subject=stored_command_subject(logged.partition, game),
-                                            next=True, direct=True)
-            await self._apply(logged, command.seq, command.data or b"", origin_of(command.subject), command.headers)
+        if logged.applied < seq:
+            # Batched direct gets: any replica holds a prefix of the stream, so what it returns is truly
+            # the game's next commands, read at least up to `seq` (log_store: read your writes).
+            commands, _ = await read_stored(self.js, commands_stream(logged.partition),
+                                            stored_command_subject(logged.partition, game), after=logged.applied,
+                                            whole=True, at_least=seq)
+            for command in commands:
+                if command.seq > seq:
+                    break
+                await self._apply(logged, command.seq, command.data or b"", origin_of(command.subject),
+                                  command.headers)
         if delivered is not None:
             logged.in_order_since = epoch
 
@@ -209,10 +218,7 @@ class TableService:
     async def _apply(self, logged: LoggedGame, seq: int, data: bytes, origin: str,
                      headers: dict[str, str] | None = None) -> None:
         events = await self._decide(logged, data, origin, headers)
-        if ((not logged.state.started and not isinstance(events[0], GameStarted))
-                or (logged.refusals >= LOGGED_REFUSALS and refusal_of(events))):
-            # Nothing is logged for a game that does not exist, nor past its fill of refusals (a refusal
-            # changes nothing in the game); the refusal still reaches the sender.
+        if told_not_logged(logged.state, events, logged.refusals):   # said on zc.rejected alone
             await self.nc.publish(rejected_subject(logged.game), encode(events[0]), headers={"Zc-Cause": str(seq)})
             logged.applied = seq
             _count(logged.game, seq, events)
@@ -297,7 +303,10 @@ class TableService:
         command = read_command(data, origin, tenant_of(logged.game)[1])   # a start names its own game id
         if isinstance(command, Rejected):
             return [command]
-        return await play_turn_async(logged.state, command, self._ask_dealer)
+        # The house names a game by its key (a tenant's game id is its own), and the dealer reads the log
+        # at least as far as this table folded it (services/bus/log_store.py: read your writes).
+        return await play_turn_async(logged.state, command, lambda request: self._ask_dealer(
+            msgspec.structs.replace(request, game_id=logged.game, log_seq=logged.last_seq)))
 
     async def _ask_dealer(self, request: ReshuffleRequest) -> Reshuffle:
         """R16: the dealer service's order for the reshuffle a draw waits for."""

@@ -1,22 +1,19 @@
 """Small helpers for tests that talk to a real server."""
-from nats.js.errors import KeyNotFoundError, NotFoundError
+from nats.js.errors import NotFoundError
 
-from zioncheck.application.seeds import Dealer
-from zioncheck.application.turns import InProcessTable
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import PLAY, Deal, StartGame
 from zioncheck.contracts.log import encode
 from zioncheck.domain.dealing import first_dealer_of
+from zioncheck.services import intact
 from zioncheck.services.bus.topology import (
     FEED,
-    SEEDS,
     feed_subject,
     layout,
     new_game_id,
-    origin_of,
-    seed_key,
     stored_command_subject,
 )
+from zioncheck.services.intact import uninterrupted  # noqa: F401 - the tests' name for it too
 
 
 def new_game() -> str:
@@ -58,35 +55,16 @@ async def stored_messages(client: GameClient, stream: str, subject: str) -> list
 
 async def stored_commands(client: GameClient, game: str) -> list[tuple[bytes, str]]:
     """The game's commands as the stream holds them: (bytes, origin), in order."""
-    where = await layout(client.js)
-    stored = await stored_messages(client, where.commands_stream(game), where.command_filter(game))
-    return [(msg.data, origin_of(msg.subject)) for msg in stored]
+    return await intact.stored_commands(client.js, game)
 
 
 async def dealer_seeds(client: GameClient, game: str) -> dict[int, str]:
-    kv = await client.js.key_value(SEEDS)
-    seeds = {}
-    for hand in range(1, 7):
-        try:
-            seeds[hand] = (await kv.get(seed_key(game, hand))).value.decode()
-        except KeyNotFoundError:  # hands not reached have no seed
-            break
-    return seeds
-
-
-def uninterrupted(commands: list[tuple[bytes, str]], seeds: dict[int, str]) -> list:
-    """The events the same commands give in process, one table, no crash."""
-    table = InProcessTable(dealer=Dealer(lambda hand: seeds[hand]))
-    events = []
-    for data, origin in commands:
-        events += table.handle_bytes(data, origin)
-    return events
+    return await intact.dealer_seeds(client.js, game)
 
 
 async def one_table_writes(client: GameClient, game: str) -> list:
-    """The events one table, never interrupted, writes for the game's stored commands and the
-    dealer's seeds: what its log must hold, however it was written."""
-    return uninterrupted(await stored_commands(client, game), await dealer_seeds(client, game))
+    """What the game's log must hold, however it was written (services/intact.py)."""
+    return await intact.one_table_writes(client.js, game)
 
 
 async def stored_feed(client: GameClient, game: str) -> list[bytes]:

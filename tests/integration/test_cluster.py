@@ -20,13 +20,14 @@ from zioncheck.bots import make_bot
 from zioncheck.cli.scenario_over_nats import play
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import StartGame
-from zioncheck.contracts.log import entries_of
+from zioncheck.contracts.log import Batch, encode, entries_of
 from zioncheck.domain.audit import audit
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access, connect, make_credentials, routes_block
 from zioncheck.services.bus.embedded import config_text, free_port, server_binary
-from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.bus.log_store import read_batches, read_stored
 from zioncheck.services.bus.topology import commands_stream, layout, log_stream, stream_configs
+from zioncheck.services.observability import READS_BEHIND
 from zioncheck.services.wiring import SERVICES, Services
 
 EXAMPLE = Path(__file__).parent.parent / "scenarios" / "example.json"
@@ -91,6 +92,34 @@ async def test_a_scenario_plays_the_same_on_a_three_node_cluster_with_three_repl
             assert (await nc.jetstream().stream_info(config.name)).config.num_replicas == 3, config.name
     finally:
         await nc.close()
+
+
+async def test_a_replica_behind_the_leader_is_asked_again_and_no_read_stops_short_of_what_it_knows(cluster):
+    """Read your writes on three replicas: right after each append is acked, a reader on each node reads
+    the game's log at least up to it. Direct gets are answered by any replica, the reader's own node's
+    first; one that has not stored the append yet answers short, is counted, and is asked again."""
+    services = await started(cluster.access)   # the streams, with three replicas
+    await services.stop()
+    writer = await connect(cluster.access, "operator")
+    readers = [await connect(Access((node.url,), cluster.access.credentials), "operator") for node in cluster.nodes]
+    try:
+        where, game = await layout(writer.jetstream()), new_game()
+        stream, subject = where.log_stream(game), where.log_subject(game)
+        before, caught, seq = READS_BEHIND._value.get(), 0, 0
+        for cause in range(1, 1001):
+            previous = seq
+            seq = (await writer.jetstream().publish(where.log_subject(game, "move"),
+                                                    encode(Batch(cause=cause, events=[])))).seq
+            for reader in readers:
+                found, last = await read_stored(reader.jetstream(), stream, subject, after=previous, at_least=seq)
+                assert last == seq and found[-1][0] == seq, f"a read stopped at {last}, short of {seq}"
+            caught = READS_BEHIND._value.get() - before
+            if caught >= 3:
+                break
+        assert caught >= 1, "no replica was ever behind: the rule was not put to the test"
+    finally:
+        for nc in (writer, *readers):
+            await nc.close()
 
 
 async def test_a_node_without_the_route_login_cannot_join_the_cluster(cluster, tmp_path):
@@ -192,6 +221,7 @@ async def test_bot_games_finish_with_nothing_lost_when_a_node_is_killed_and_anot
         await services.stop()
 
 
+@pytest.mark.long
 async def test_partitions_lead_from_every_node_and_their_games_finish_when_one_node_is_killed(nodes):
     """Each partition's streams have a leader of their own; the operator's start spreads those leaders
     over the nodes, so a cluster adds appends in parallel, not only safety. Mid-game the node leading
@@ -212,13 +242,13 @@ async def test_partitions_lead_from_every_node_and_their_games_finish_when_one_n
         while {where.of(f.game) for f in games} != set(range(where.partitions)) or len(games) < 2:
             game = new_game()
             follower = await client.follow(game)
-            await client.send(game, StartGame(game_id=game, players=3))
+            await client.send(game, StartGame(game_id=game, players=3, first_hand=4))   # three hands
             rng = random.Random(len(games))
             games.append(follower)
             plays.append(asyncio.create_task(
                 play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(3)}, rng)))
         for follower in games:
-            await follower.wait_until(lambda f: f.state.hand >= 2 or f.state.game_over, timeout=120)
+            await follower.wait_until(lambda f: f.state.hand >= 5 or f.state.game_over, timeout=120)
         nodes.nodes[leaders[log_stream(0)]].kill()
         await asyncio.wait_for(asyncio.gather(*plays), timeout=300)
         for follower in games:

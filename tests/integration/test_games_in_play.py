@@ -76,8 +76,8 @@ async def test_the_table_heals_a_game_in_play_left_unmarked_and_a_mark_left_on_a
 
 
 async def test_refusals_past_a_games_fill_are_told_and_not_logged(no_bots, client, monkeypatch):
-    from zioncheck.services.table import service as table_service
-    monkeypatch.setattr(table_service, "LOGGED_REFUSALS", 3)
+    from zioncheck.application import turns
+    monkeypatch.setattr(turns, "LOGGED_REFUSALS", 3)
     game = new_game()
     follower = await client.follow(game)
     await follower.outcome(await client.send(game, StartGame(game_id=game, players=2, seats=["person", "person"])))

@@ -46,6 +46,50 @@ async def test_load_and_catch_up_fold_every_batch_and_know_the_last_sequence(nat
     assert (loaded.last_seq, loaded.applied, loaded.batches) == (seqs[-1], 10, 13)
 
 
+def lagging(monkeypatch, short_answers: int) -> list[int]:
+    """Replicas behind the leader, as on a cluster: the first `short_answers` passes of each read answer
+    as if nothing after `after` were stored yet. The passes read_stored made, by `after`."""
+    passes, real = [], log_store._read_stored
+
+    async def behind(js, stream, subject, after, *args):
+        passes.append(after)
+        if len(passes) <= short_answers:
+            return [], after
+        return await real(js, stream, subject, after, *args)
+    monkeypatch.setattr(log_store, "_read_stored", behind)
+    monkeypatch.setattr(log_store, "READ_PAUSE", 0.001)
+    return passes
+
+
+async def test_a_read_a_replica_answers_short_of_a_known_message_is_asked_again_until_it_has_it(
+        nats_server, client, monkeypatch):
+    """Read your writes: the scoring service was delivered a hand end at `seqs[-1]`; a replica that has not
+    stored it yet answers without it, and is asked again rather than folded and acked."""
+    await ensure_topology(client.js)
+    game = new_game()
+    seqs = await logged(client, game, 6)
+    passes = lagging(monkeypatch, short_answers=2)
+    read = await log_store.read_batches(client.js, game, at_least=seqs[-1])
+    assert [seq for seq, _ in read] == seqs and len(passes) == 3
+    passes.clear()   # by default a read goes as far as the stream's leader holds
+    assert [seq for seq, _ in await log_store.read_batches(client.js, game)] == seqs and len(passes) == 3
+    passes.clear()
+    loaded = await log_store.load(client.js, game)
+    assert loaded.last_seq == seqs[-1] and loaded.batches == 6 and len(passes) == 3
+
+
+async def test_a_replica_that_never_catches_up_fails_the_read_so_that_nothing_is_acked(nats_server, client,
+                                                                                      monkeypatch):
+    await ensure_topology(client.js)
+    game = new_game()
+    seqs = await logged(client, game, 3)
+    lagging(monkeypatch, short_answers=10_000)
+    where = await layout(client.js)
+    with pytest.raises(log_store.Behind):
+        await log_store.read_stored(client.js, where.log_stream(game), where.log_subject(game), timeout=0.2,
+                                    at_least=seqs[-1])
+
+
 async def test_a_game_with_no_log_reads_empty(nats_server, client):
     await ensure_topology(client.js)
     assert await log_store.read_batches(client.js, new_game()) == []

@@ -175,6 +175,7 @@ async def test_a_table_instance_alone_keeps_every_partition_while_the_games_play
             await running.stop()
 
 
+@pytest.mark.long
 async def test_a_table_killed_with_9_hands_its_partitions_over_and_every_game_finishes_exactly(
         nats_server, client, tmp_path):
     """The pinned instance dies; the waiting one is pinned once the pin's time is out and plays on."""

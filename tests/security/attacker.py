@@ -21,8 +21,8 @@ class Attacker:
         async def heard(error: Exception) -> None:
             errors.append(str(error))
 
-        options = access.connect_options(user) | {"error_cb": heard}
-        return cls(await nats.connect(**options, max_reconnect_attempts=0), errors)
+        options = access.connect_options(user) | {"error_cb": heard, "max_reconnect_attempts": 0}
+        return cls(await nats.connect(**options), errors)
 
     async def refused(self, what: str) -> bool:
         """Whether the server said no to `what` (a subject) in a permissions violation."""
