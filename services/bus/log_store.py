@@ -307,22 +307,23 @@ async def subject_counts(js: JetStreamContext, stream: str, subjects: str, timeo
             return counts
 
 
-async def unscheduled(js: JetStreamContext, over: set[str]) -> list[str]:
-    """The games with a log and no schedule pending (topology.schedule_subject), leaving out `over`,
-    whose last hand batch does not end the game: those whose deadline, if their log calls for one,
-    has no schedule to come. Adds the games it finds over to `over`. Two counts of subjects a
-    partition, one direct get a game left."""
+async def unscheduled(js: JetStreamContext, over: set[str], logged: set[str] | None = None) -> list[str]:
+    """The games with a log (`logged`, when the caller has counted them: stored_games) and no schedule
+    pending (topology.schedule_subject), leaving out `over`, whose last hand batch does not end the
+    game: those whose deadline, if their log calls for one, has no schedule to come. Adds the games it
+    finds over to `over`. A count of subjects a stream, one direct get a game left."""
     where = await layout(js)
-    found = []
+    logged = set(await stored_games(js)) if logged is None else logged
+    pending: set[str] = set()
     for p in range(where.partitions):
-        logs = per_game(await subject_counts(js, log_stream(p), log_subject(p, "*", "*")))
-        pending = per_game(await subject_counts(js, commands_stream(p), schedule_subject(p, "*")))
-        for game in sorted(logs.keys() - pending.keys() - over):
-            is_over = await ended(js, p, game)
-            if is_over:
-                over.add(game)
-            elif is_over is not None:
-                found.append(game)
+        pending |= per_game(await subject_counts(js, commands_stream(p), schedule_subject(p, "*"))).keys()
+    found = []
+    for game in sorted(logged - pending - over):
+        is_over = await ended(js, where.of(game), game)
+        if is_over:
+            over.add(game)
+        elif is_over is not None:
+            found.append(game)
     return found
 
 
@@ -335,13 +336,18 @@ async def ended(js: JetStreamContext, partition: int, game: str) -> bool | None:
     return any(isinstance(event, (GameEnded, GameAbandoned)) for event in decode_batch(last.data).events)
 
 
-async def schedule_pending(js: JetStreamContext, partition: int, game: str) -> bool:
-    """Whether the game's deadline has a schedule pending in its partition's commands stream."""
+async def holds(js: JetStreamContext, stream: str, subject: str) -> bool:
+    """Whether `stream` holds a message on `subject`: one direct get."""
     try:
-        await js.get_msg(commands_stream(partition), subject=schedule_subject(partition, game), direct=True)
+        await js.get_msg(stream, subject=subject, direct=True)
     except NotFoundError:
         return False
     return True
+
+
+async def schedule_pending(js: JetStreamContext, partition: int, game: str) -> bool:
+    """Whether the game's deadline has a schedule pending in its partition's commands stream."""
+    return await holds(js, commands_stream(partition), schedule_subject(partition, game))
 
 
 async def stalled_games(js: JetStreamContext, now: float) -> set[str]:

@@ -10,9 +10,8 @@ at two looks running (a start the table refused, or never logged), a game over s
 in play unmarked (every game of a store made before the register, at its first look).
 """
 from nats.js import JetStreamContext
-from nats.js.errors import NotFoundError
 
-from zioncheck.services.bus.log_store import subject_counts
+from zioncheck.services.bus.log_store import holds, subject_counts
 from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import OPEN, OPEN_SUBJECTS, game_key, game_of, open_subject
 
@@ -26,11 +25,7 @@ async def mark_over(js: JetStreamContext, game: str) -> None:
 
 
 async def in_play(js: JetStreamContext, game: str) -> bool:
-    try:
-        await js.get_msg(OPEN, subject=open_subject(game), direct=True)
-    except NotFoundError:
-        return False
-    return True
+    return await holds(js, OPEN, open_subject(game))
 
 
 async def tenant_games(js: JetStreamContext, tenant: str) -> int:

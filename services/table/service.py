@@ -117,7 +117,8 @@ class TableService:
         """Set again the schedule of every game whose log calls for a deadline and that has none
         pending; the games it set one for. A game over is looked at once."""
         healed = []
-        for game in await unscheduled(self.js, self.over):
+        stored = set(await log_store.stored_games(self.js))   # one count of the logs for both looks
+        for game in await unscheduled(self.js, self.over, stored):
             async with self.locks[game]:
                 logged = await self._log(game)
                 due = deadline(logged.state)
@@ -132,7 +133,7 @@ class TableService:
                 TIMERS_HEALED.inc()
                 log.warning("timer_healed", game=game, due=logged.due_at)
                 healed.append(game)
-        await self.heal_register(set(await log_store.stored_games(self.js)))
+        await self.heal_register(stored)
         return healed
 
     async def _unmark(self, game: str) -> None:
