@@ -1,7 +1,10 @@
 """Fixtures for the tests that talk to a real nats-server: each server has its own port, store and
 logins, and runs with the shipped users and permissions (services/bus/access.py). Which backend runs the
 servers (tests/nats_backends.py: processes or containers) is said at the start of the run."""
+import asyncio
+import inspect
 import os
+import sys
 
 import nats_backends
 import pytest
@@ -36,6 +39,37 @@ def pytest_report_header(config):
 def pytest_sessionfinish(session):
     if nats_backends.chosen.cache_info().currsize and nats_backends.containers_in_use():
         nats_backends.sweep()
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if inspect.iscoroutinefunction(getattr(item, "obj", None)):
+            item.fixturenames.insert(0, "_stacks_before_the_timeout")
+
+
+@pytest.fixture
+async def _stacks_before_the_timeout(request):
+    """An async test that is about to pass the run's timeout prints where each of its tasks waits (the
+    timeout's own report shows only the event loop's select)."""
+    marker = request.node.get_closest_marker("timeout")
+    limit = float(marker.args[0]) if marker and marker.args else float(request.config.getini("timeout") or 0)
+    if not limit:
+        yield
+        return
+
+    def dump() -> None:
+        print(f"\n--- tasks of {request.node.nodeid} at {limit - 5:g} s ---", file=sys.stderr)
+        for task in asyncio.all_tasks():
+            print(f"{task.get_name()}:", file=sys.stderr)
+            step = task.get_coro()
+            while step is not None:   # down the awaits: a task's own stack shows only its top frame
+                frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None)
+                if frame is not None:
+                    print(f"  {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}", file=sys.stderr)
+                step = getattr(step, "cr_await", None) or getattr(step, "gi_yieldfrom", None)
+    timer = asyncio.get_running_loop().call_later(max(limit - 5, 1), dump)
+    yield
+    timer.cancel()
 
 
 @pytest.fixture
