@@ -3,7 +3,8 @@ from collections import Counter
 from typing import Protocol
 
 from zioncheck.contracts.commands import Command, SwapJoker
-from zioncheck.domain.cards import JOKER, NATURALS, RANK_VALUE, card_at, points, rank, suit
+from zioncheck.domain.cards import JOKER, NATURALS, RANK_VALUE, points, rank, suit
+from zioncheck.domain.joker_swap import stands_for
 from zioncheck.domain.state import GameState
 
 
@@ -26,14 +27,10 @@ def joker_swaps(state: GameState, seat: int) -> list[SwapJoker]:
             continue
         for position, card in enumerate(meld.cards):
             if card == JOKER:
-                needed = _stands_for(meld, position)
+                needed = stands_for(meld, position)
                 if needed in hand:
                     swaps.append(SwapJoker(seat=seat, target=(meld.owner, meld.index), card=needed))
     return swaps
-
-
-def _stands_for(meld, position: int) -> str:
-    return card_at(meld.low + position, meld.suit)
 
 
 def related(card: str, others) -> bool:

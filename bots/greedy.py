@@ -2,9 +2,10 @@
 import random
 
 from zioncheck.bots.base import can_take, dearest, joker_swaps, related, related_cards
-from zioncheck.bots.finder import find_contract, fitting_ends, lay_offs
 from zioncheck.contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
 from zioncheck.domain.cards import JOKER
+from zioncheck.domain.finder import find_contract, lay_offs
+from zioncheck.domain.laying_off import fitting_ends
 from zioncheck.domain.state import GameState
 
 

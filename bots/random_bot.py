@@ -2,8 +2,8 @@
 import random
 
 from zioncheck.bots.base import can_take, joker_swaps
-from zioncheck.bots.finder import find_contract, lay_offs
 from zioncheck.contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
+from zioncheck.domain.finder import find_contract, lay_offs
 from zioncheck.domain.state import GameState
 
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 import msgspec
 
+from zioncheck.contracts.commands import End
 from zioncheck.contracts.events import MeldKind
 
 REFUSALS_KEPT = 8   # a seat view keeps that seat's latest refusals, this many
@@ -71,6 +72,39 @@ class SeatRefusal(msgspec.Struct, frozen=True):
     command: str
     reason: str
     detail: str
+
+
+class LayOffMove(msgspec.Struct, frozen=True):
+    """R13: a card of the seat's that the meld `owner`, `index` takes, at `end` of a run (None on a set)."""
+    card: str
+    owner: int
+    index: int
+    end: End | None
+
+
+class JokerSwapMove(msgspec.Struct, frozen=True):
+    """R14: a card of the seat's that a joker in the run `owner`, `index` stands for."""
+    card: str
+    owner: int
+    index: int
+
+
+class SeatMoves(msgspec.Struct, frozen=True, kw_only=True):
+    """What one seat may do now, each move one the table accepts (domain/legal.py, docs/rules.md R18).
+
+    `draw_stock`, `take_discard`: the turn's draw (R9, R10). `claim`: a claim on the top discard
+    (R11a). `go_down`: melds that meet the hand's contract, one arrangement of the seat's cards
+    (R12, R12a, R15); empty when the seat may not go down now or its cards meet no contract.
+    `lay_off`: every card and meld end it may lay off (R13). `swap_joker`: every joker it may take
+    back (R14). `discard`: the cards it may discard, each once (R9).
+    """
+    draw_stock: bool = False
+    take_discard: bool = False
+    claim: bool = False
+    go_down: list[list[str]] = []
+    lay_off: list[LayOffMove] = []
+    swap_joker: list[JokerSwapMove] = []
+    discard: list[str] = []
 
 
 class PublicView(msgspec.Struct, frozen=True, kw_only=True):

@@ -28,6 +28,11 @@ def joker_standing_for(meld: PlacedMeld, card_: str) -> int:
             raise Refused("joker_in_set", f"a joker in a set can never be taken: {shown} (R14)")
         raise Refused("no_joker_to_swap", f"the set {shown} holds no joker")
     for position, placed in enumerate(meld.cards):
-        if placed == JOKER and card_at(meld.low + position, meld.suit) == card_:
+        if placed == JOKER and stands_for(meld, position) == card_:
             return position
     raise Refused("no_joker_to_swap", f"no joker in {shown} stands for {card_}")
+
+
+def stands_for(run: PlacedMeld, position: int) -> str:
+    """R6: the natural card that the place `position` of a run calls for, the card a joker there stands for."""
+    return card_at(run.low + position, run.suit)

@@ -1,7 +1,7 @@
 """R13: laying off a card on a meld already on the table, at a named or obvious end."""
 from zioncheck.contracts.commands import End, LayOff
 from zioncheck.contracts.events import AnyEvent, LaidOff
-from zioncheck.domain.cards import JOKER, card_at, rank
+from zioncheck.domain.cards import JOKER, card_at, rank, suit
 from zioncheck.domain.gates import after_the_draw, card, holds
 from zioncheck.domain.melds import set_rank
 from zioncheck.domain.refusal import Refused
@@ -49,3 +49,13 @@ def run_ends(meld: PlacedMeld, card_: str) -> list[End]:
     if meld.high < 14 and card_ in (JOKER, card_at(meld.high + 1, meld.suit)):
         ends.append("high")
     return ends
+
+
+def fitting_ends(meld: PlacedMeld, card_: str) -> list[End | None]:
+    """Every end `card_` goes on `meld` at (R13): [None] on a set that takes it, the run's ends that
+    take it ("low", "high"), or none."""
+    if meld.kind == "set":
+        return [None] if card_ == JOKER or rank(card_) == meld.rank else []
+    if card_ != JOKER and suit(card_) != meld.suit:
+        return []  # R5: a run is one suit
+    return [*run_ends(meld, card_)]

@@ -15,7 +15,6 @@ from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.turns import InProcessTable
 from zioncheck.bots import make_bot
 from zioncheck.bots.base import joker_swaps
-from zioncheck.bots.finder import find_contract, lay_offs
 from zioncheck.contracts.commands import (
     ClaimDiscard,
     Deal,
@@ -31,6 +30,7 @@ from zioncheck.contracts.commands import (
 )
 from zioncheck.contracts.events import HandDealt
 from zioncheck.domain.cards import JOKER, NATURALS, full_decks
+from zioncheck.domain.finder import find_contract, lay_offs
 
 
 def modest(examples: int) -> settings:

@@ -1,11 +1,12 @@
-"""Candidate melds in a hand: every set and run a bot might lay down, with what each takes.
+"""Candidate melds in a hand: every set and run a search for the contract (domain/finder.py) tries, with
+what each takes.
 
 A candidate is (cards, jokers it spends, how many of each card it takes). Runs are
 the hot path of a simulation: a suit's runs depend only on which of its values the
 hand holds, how many of its aces and how many jokers, so they are worked out once
 per such shape and remembered.
 """
-from collections import Counter
+from collections.abc import Mapping
 from functools import lru_cache
 
 from zioncheck.domain.cards import JOKER, NATURALS, RANK_VALUE, SUITS, card_at, rank, suit
@@ -13,13 +14,13 @@ from zioncheck.domain.cards import JOKER, NATURALS, RANK_VALUE, SUITS, card_at, 
 Candidate = tuple[tuple[str, ...], int, tuple[tuple[str, int], ...]]
 
 
-def candidate_sets(counts: Counter, jokers: int) -> list[Candidate]:
+def candidate_sets(counts: Mapping[str, int], jokers: int) -> list[Candidate]:
     """Every rank's naturals as one set, padded with jokers to three (R4, R6); ranks in hand order."""
     by_rank: dict[str, list[tuple[str, int]]] = {}
     for card, n in counts.items():
         if card != JOKER:
             by_rank.setdefault(_RANK[card], []).append((card, n))
-    found = []
+    found: list[Candidate] = []
     for need in by_rank.values():
         cards = tuple(card for card, n in need for _ in range(n))
         pad = max(0, 3 - len(cards))
@@ -28,7 +29,7 @@ def candidate_sets(counts: Counter, jokers: int) -> list[Candidate]:
     return found
 
 
-def candidate_runs(counts: Counter, jokers: int) -> list[Candidate]:
+def candidate_runs(counts: Mapping[str, int], jokers: int) -> list[Candidate]:
     """Every window of 4+ values in a suit that the hand can fill, gaps filled with jokers (R5, R6);
     by suit, then low end, then high end."""
     held = dict.fromkeys(SUITS, 0)
@@ -51,7 +52,7 @@ def suit_runs(suit_: str, held: int, aces: int, jokers: int) -> tuple[Candidate,
     needs more jokers than the hand holds. An ace fills value 1 and, if a second one
     is held (or value 1 is outside the window), value 14.
     """
-    found = []
+    found: list[Candidate] = []
     for low in range(1, 12):
         cards: list[str] = []
         missing = 0

@@ -1,0 +1,128 @@
+"""What a seat may do now: the moves decide accepts, listed for the seat's view (docs/rules.md, after R18).
+
+Every move is found by the checks decide itself makes (domain/gates.py, the deciders, R13's
+`fitting_ends`, R14's `stands_for`, R12's `read_contract`), so a move listed here is never refused.
+Only R18's first check of a turn's steps, that the turn is the seat's, is asked here as a question
+rather than met as a refusal: most seats are not the turn seat, and this runs for every seat after
+every move at the table.
+"""
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TypeVar
+
+from zioncheck.contracts.commands import ClaimDiscard, Command, DrawStock, TakeDiscard
+from zioncheck.contracts.events import AnyEvent
+from zioncheck.contracts.views import JokerSwapMove, LayOffMove, SeatMoves
+from zioncheck.domain.cards import JOKER, card_at, rank
+from zioncheck.domain.claims import claim
+from zioncheck.domain.drawing import draw_stock, take_discard
+from zioncheck.domain.finder import find_contract, least_contract
+from zioncheck.domain.gates import seat_in_play
+from zioncheck.domain.joker_swap import stands_for
+from zioncheck.domain.laying_off import fitting_ends
+from zioncheck.domain.refusal import Refused
+from zioncheck.domain.state import GameState, PlacedMeld
+
+C = TypeVar("C", bound=Command)
+
+
+def legal_moves(state: GameState, seat: int) -> SeatMoves:
+    """What `seat` may do now (R9-R15, R18): each move listed is one `decide` accepts.
+
+    A seat with no hand in play (an unknown seat, a game over, between hands) may do nothing.
+    """
+    if not _passes(seat_in_play, state, seat):
+        return SeatMoves()
+    hand = state.hands[seat]
+    turn = seat == state.turn   # R18 not_your_turn: the steps of a turn are the turn seat's alone
+    step = turn and state.drawn   # R9: between the turn's draw and its discard (after_the_draw)
+    down = state.down[seat]
+    return SeatMoves(
+        draw_stock=turn and _draws(state, seat),
+        take_discard=turn and _accepted(take_discard, state, TakeDiscard(seat=seat)),
+        claim=_accepted(claim, state, ClaimDiscard(seat=seat)),
+        go_down=contract_melds(hand, state.hand) if step and not down else [],
+        lay_off=lay_off_moves(state, seat) if step and down and len(hand) > 1 else [],
+        swap_joker=joker_swap_moves(state, seat),
+        discard=list(dict.fromkeys(hand)) if step else [],
+    )
+
+
+def _passes(check: Callable[[GameState, int], None], state: GameState, seat: int) -> bool:
+    try:
+        check(state, seat)
+        return True
+    except Refused:
+        return False
+
+
+def _accepted(decider: Callable[[GameState, C], list[AnyEvent]], state: GameState, command: C) -> bool:
+    try:
+        decider(state, command)
+        return True
+    except Refused:
+        return False
+
+
+def _draws(state: GameState, seat: int) -> bool:
+    """R9, R16: a draw from the stock; one that finds it empty is the table's to reshuffle first."""
+    try:
+        draw_stock(state, DrawStock(seat=seat))
+        return True
+    except Refused as refusal:
+        return refusal.reason == "stock_empty"
+
+
+def contract_melds(hand: tuple[str, ...], hand_no: int) -> list[list[str]]:
+    """R12, R12a, R15: melds of `hand` that meet hand `hand_no`'s contract and leave a card to discard,
+    or none when no melds of the hand do. The exact search says whether any do; then whole sets and
+    long runs where the bots' quick search finds them, else the exact search's short melds."""
+    return [list(meld) for meld in _contract_melds(hand, hand_no)]
+
+
+@lru_cache(maxsize=1 << 12)
+def _contract_melds(hand: tuple[str, ...], hand_no: int) -> tuple[tuple[str, ...], ...]:
+    """contract_melds, kept: a seat's view is worked out again after every move at the table, and the
+    seat's cards stay the same through most of them."""
+    least = least_contract(hand, hand_no)
+    melds = (find_contract(hand, hand_no) or least) if least else []
+    return tuple(tuple(meld) for meld in melds)
+
+
+def lay_off_moves(state: GameState, seat: int) -> list[LayOffMove]:
+    """R13: every card of the seat's and every meld end that takes it, in the order of the seat's
+    cards, then of the table; a run's end named even where only one takes the card."""
+    held = dict.fromkeys(state.hands[seat])
+    fits: dict[str, list[LayOffMove]] = {}
+    for meld in state.table:
+        for card in _taken_by(meld, held):
+            for end in fitting_ends(meld, card):
+                fits.setdefault(card, []).append(LayOffMove(card=card, owner=meld.owner, index=meld.index, end=end))
+    return [move for card in held for move in fits.get(card, [])]
+
+
+def _taken_by(meld: PlacedMeld, held: dict[str, None]) -> list[str]:
+    """The seat's cards that could fit `meld` (fitting_ends says which do): a set's rank and jokers;
+    a joker and the cards just outside a run's ends."""
+    if meld.kind == "set":
+        return [card for card in held if card == JOKER or rank(card) == meld.rank]
+    outside = (card_at(meld.low - 1, meld.suit) if meld.low > 1 else None,
+               card_at(meld.high + 1, meld.suit) if meld.high < 14 else None, JOKER)
+    return [card for card in dict.fromkeys(outside) if card in held]
+
+
+def joker_swap_moves(state: GameState, seat: int) -> list[JokerSwapMove]:
+    """R14: every joker in a run on the table whose card the seat holds, once per card and run, in the
+    order of the table. Jokers in sets stay there."""
+    hand = state.hands[seat]
+    found: list[JokerSwapMove] = []
+    for meld in state.table:
+        if meld.kind != "run" or JOKER not in meld.cards:
+            continue
+        for position, placed in enumerate(meld.cards):
+            if placed != JOKER:
+                continue
+            move = JokerSwapMove(card=stands_for(meld, position), owner=meld.owner, index=meld.index)
+            if move.card in hand and move not in found:
+                found.append(move)
+    return found
