@@ -369,6 +369,14 @@ def write_private(path: Path, text: str) -> Path:
     return path
 
 
+class NoLogin(PermissionError):
+    """The credentials folder holds no login for a user a process must log in as."""
+
+    def __init__(self, user: str, folder: Path):
+        super().__init__(f"no credentials for {user!r} in {folder} (zioncheck credentials lists and adds them)")
+        self.user, self.folder = user, folder
+
+
 @dataclass(frozen=True)
 class Access:
     """Where the bus is and which credentials to log in with: everything a connection needs."""
@@ -378,8 +386,7 @@ class Access:
     def login(self, user: str) -> Credential:
         found = read_credentials(self.credentials).get(user)
         if found is None:
-            raise PermissionError(f"no credentials for {user!r} in {self.credentials} "
-                                  f"(zioncheck credentials lists and adds them)")
+            raise NoLogin(user, self.credentials)
         return found
 
     def users(self) -> dict[str, Credential]:
