@@ -39,3 +39,7 @@ def test_replay_of_an_unknown_game_says_so_in_one_line(nats_server):
     result = zioncheck("replay", "no-such-game", *nats_server.cli_args)
     assert result.returncode == 2
     assert "no game 'no-such-game' is stored" in result.stderr
+    result = zioncheck("--lang", "ru", "replay", "no-such-game", *nats_server.cli_args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == ["zioncheck replay: игры «no-such-game» нет в хранилище "
+                                          "(zioncheck games перечисляет игры)"]
