@@ -8,10 +8,14 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
+# setuptools tells of every editable install that maps packages to folders (pyproject.toml's package-dir) that a
+# folder named like the package could shadow it: information only, and no folder here is named `zioncheck`.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(QUIET_EDITABLE) $(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 run: install
@@ -36,7 +40,7 @@ lint: install
 BENCH_STAMP := $(VENV)/.bench-installed
 
 $(BENCH_STAMP): $(STAMP) pyproject.toml
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(QUIET_EDITABLE) $(PY) -m pip install --quiet -e '.[dev,bench]'
 	touch $(BENCH_STAMP)
 
 # The default benchmarks; `$(PY) -m bench peer` (or any NAME) runs one by name once this has installed the extra.

@@ -1,8 +1,11 @@
 """Writing a generated document (AsyncAPI, OpenAPI) to stdout or a file, for the CLI."""
 import sys
 
+from zioncheck.cli import words
+from zioncheck.cli.options import CommandFailed
 
-def write(text: str, output: str | None, command: str) -> int:
+
+def write(text: str, output: str | None) -> int:
     if not output:
         sys.stdout.write(text)
         return 0
@@ -10,7 +13,6 @@ def write(text: str, output: str | None, command: str) -> int:
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as error:
-        print(f"zioncheck {command}: cannot write {output}: {error.strerror}", file=sys.stderr)
-        return 2
-    print(f"wrote {output}", file=sys.stderr)
+        raise CommandFailed(words.CANNOT_WRITE.format(file=output, reason=words.os_reason(error))) from None
+    print(words.WROTE.format(file=output), file=sys.stderr)
     return 0

@@ -3,53 +3,53 @@ import sys
 
 from zioncheck.cli import words
 from zioncheck.cli.log_reader import list_games, read_game_log
-from zioncheck.cli.options import add_bus
+from zioncheck.cli.options import CommandFailed, add_bus
 from zioncheck.contracts.log import write_jsonl
 
 
 def add(sub) -> None:
-    p = sub.add_parser("games", help="list the games stored in JetStream",
-                       description="List every game whose log JetStream holds, with its size and standings.")
-    add_bus(p, "the embedded one's store")
+    p = sub.add_parser("games", help=words.GAMES_HELP, description=words.GAMES_DESCRIPTION)
+    add_bus(p, words.NATS_URL_STORE)
     p.set_defaults(func=games)
-    p = sub.add_parser("export", help="write a stored game's log as JSON lines",
-                       description="Write a stored game's event log as JSON lines, one event per line, "
-                                   "which `zioncheck replay FILE.jsonl` accepts.")
-    p.add_argument("game", help="the game id")
-    p.add_argument("-o", "--output", help="the file to write (default: stdout)")
-    add_bus(p, "the embedded one's store")
+    p = sub.add_parser("export", help=words.EXPORT_HELP, description=words.EXPORT_DESCRIPTION)
+    p.add_argument("game", metavar=words.METAVAR_GAME, help=words.GAME_ID_HELP)
+    p.add_argument("-o", "--output", metavar=words.METAVAR_FILE, help=words.OUTPUT_HELP)
+    add_bus(p, words.NATS_URL_STORE)
     p.set_defaults(func=export)
 
 
 def games(args) -> int:
     found = list_games(args.nats_url, args.credentials)
     if not found:
-        print("no games stored")
+        print(words.NO_GAMES)
         return 0
-    print(f"{'game':<32} {'batches':>7}  {'hands':>5}  state")
+    rows = [(words.COLUMN_GAME, words.COLUMN_BATCHES, words.COLUMN_HANDS, words.COLUMN_STATE)]
     for game, count, standings, stalled in found:
         if standings is None:
-            print(f"{game:<32} {count:>7}  {'-':>5}  {words.GAME_STALLED if stalled else words.GAME_NOT_SCORED}")
+            rows.append((game, str(count), "-", words.GAME_STALLED if stalled else words.GAME_NOT_SCORED))
             continue
         winners = ", ".join(map(str, standings.winners))
         state = (words.GAME_ABANDONED.format(hands=len(standings.hands), winners=winners) if standings.abandoned
                  else words.GAME_OVER.format(winners=winners) if standings.over
                  else words.GAME_STALLED if stalled else words.GAME_IN_PLAY)
-        print(f"{game:<32} {count:>7}  {len(standings.hands):>5}  {state}; totals {standings.totals}")
+        rows.append((game, str(count), str(len(standings.hands)),
+                     words.GAME_TOTALS.format(state=state, totals=", ".join(map(str, standings.totals)))))
+    first, second, third = (max(len(row[i]) for row in rows) for i in range(3))
+    for game, count, hands, state in rows:
+        print(f"{game:<{max(first, 32)}} {count:>{second}}  {hands:>{third}}  {state}")
     return 0
 
 
 def export(args) -> int:
-    try:
-        entries = read_game_log(args.game, args.nats_url, args.credentials)
-    except ValueError as error:
-        print(f"zioncheck export: {error}", file=sys.stderr)
-        return 2
+    entries = read_game_log(args.game, args.nats_url, args.credentials)
     data = write_jsonl(entries)
     if args.output:
-        with open(args.output, "wb") as f:
-            f.write(data)
-        print(f"wrote {len(entries)} events to {args.output}", file=sys.stderr)
+        try:
+            with open(args.output, "wb") as f:
+                f.write(data)
+        except OSError as error:
+            raise CommandFailed(words.CANNOT_WRITE.format(file=args.output, reason=words.os_reason(error))) from None
+        print(words.say("cli.WROTE_EVENTS", count=len(entries), file=args.output), file=sys.stderr)
     else:
         sys.stdout.buffer.write(data)
     return 0

@@ -4,7 +4,7 @@ from collections.abc import Callable
 from zioncheck.cli import words
 from zioncheck.cli.words import SUIT_SYMBOLS
 from zioncheck.contracts import events as ev
-from zioncheck.contracts.languages import contract
+from zioncheck.contracts.languages import ENGLISH, catalogue, contract
 from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState
 from zioncheck.domain.hands import CONTRACTS
@@ -97,8 +97,14 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
             mine = hide_draws_from is None or event.seat == hide_draws_from
             why = (explain_refusal(event.reason, event.detail, words.language) if mine
                    else explain(event.reason, words.language))
-            return ["  " + say("tell.rejected", command=event.command, seat=event.seat, why=why)]
+            return ["  " + say("tell.rejected", command=move_name(event.command), seat=event.seat, why=why)]
     return []
+
+
+def move_name(command: str) -> str:
+    """A command by its name in words ("the draw" for draw_stock); a name no command has (the log
+    keeps what unreadable bytes said they were) as it is."""
+    return words.say(f"tell.move.{command}") if f"tell.move.{command}" in catalogue(ENGLISH) else command
 
 
 def table_lines(state: GameState, face: Face = letters) -> str:

@@ -5,19 +5,23 @@ import time
 import msgspec
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
+from zioncheck.cli import words
+from zioncheck.cli.options import CommandFailed
 from zioncheck.contracts.log import Entry, entries_of
 from zioncheck.contracts.scores import Standings
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.log_store import read_batches, stalled_games, stored_games
-from zioncheck.services.bus.topology import STANDINGS, standings_key
+from zioncheck.services.bus.topology import STANDINGS, standings_key, valid_game_key
 
 # Replays, exports and listings read every hand's cards: the operator's login.
 READER = "operator"
 
 
 def read_game_log(game: str, url: str | None, credentials: str | None = None) -> list[Entry]:
-    """A stored game's log as entries; ValueError if there is no such game."""
+    """A stored game's log as entries; CommandFailed if there is no such game."""
+    if not valid_game_key(game):
+        raise CommandFailed(words.NOT_A_GAME_ID.format(game=game))
     with bus(url, credentials) as access:
         return asyncio.run(_read(access, game))
 
@@ -31,7 +35,7 @@ async def _read(access: Access, game: str) -> list[Entry]:
     finally:
         await nc.close()
     if not batches:
-        raise ValueError(f"no game {game!r} is stored (zioncheck games lists them)")
+        raise CommandFailed(words.NO_SUCH_GAME.format(game=game))
     return entries_of([batch for _, batch in batches])
 
 

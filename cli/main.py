@@ -28,6 +28,7 @@ from zioncheck.cli import (
 )
 from zioncheck.cli.options import CommandFailed
 from zioncheck.contracts.languages import LANGUAGES
+from zioncheck.services.bus.access import NoLogin
 from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
@@ -35,9 +36,9 @@ SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="zioncheck", description="Zioncheck Table: the contract-rummy game service.")
+    p = argparse.ArgumentParser(prog="zioncheck", description=words.ZIONCHECK_DESCRIPTION)
     p.add_argument("--lang", choices=LANGUAGES, help=words.LANG_HELP)   # read before parsing: see main
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", required=True, metavar=words.METAVAR_COMMAND)
     for module in SUBCOMMANDS:
         module.add(sub)
     return p
@@ -66,13 +67,18 @@ def main(argv: list[str] | None = None) -> int:
         except (PartitionMismatch, NoPartitions) as error:  # the store's or server's partitions, in one line
             print(f"zioncheck {args.command}: {error}", file=sys.stderr)
             return 2
-        except ConnectionError as error:  # no server at the address given
-            print(f"zioncheck {args.command}: {error}", file=sys.stderr)
+        except ConnectionError:  # no server answers at the address given
+            where = getattr(args, "nats_url", None) or words.EMBEDDED_NATS
+            print(f"zioncheck {args.command}: {words.NO_NATS.format(where=where)}", file=sys.stderr)
             return 2
         except (nats.errors.NoServersError, nats.errors.ConnectionClosedError) as error:
-            where = getattr(args, "nats_url", None) or "the embedded server"
-            print(f"zioncheck {args.command}: cannot reach NATS at {where} ({error}); is it running, and does it "
-                  f"let these logins in?", file=sys.stderr)
+            where = getattr(args, "nats_url", None) or words.EMBEDDED_NATS
+            print(f"zioncheck {args.command}: {words.NATS_REFUSED.format(where=where, error=error)}",
+                  file=sys.stderr)
+            return 2
+        except NoLogin as error:
+            print(f"zioncheck {args.command}: {words.NO_LOGIN.format(user=error.user, folder=error.folder)}",
+                  file=sys.stderr)
             return 2
         except PermissionError as error:
             print(f"zioncheck {args.command}: {error}", file=sys.stderr)

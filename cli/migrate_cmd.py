@@ -3,6 +3,7 @@ one written before tenants to the default tenant's names."""
 import asyncio
 import sys
 
+from zioncheck.cli import words
 from zioncheck.cli.options import CommandFailed, add_bus
 from zioncheck.cli.view_admin import rebuild
 from zioncheck.services.bus.access import connect
@@ -12,15 +13,7 @@ from zioncheck.services.migrate import MigrationRefused, before_tenants, migrate
 
 
 def add(sub) -> None:
-    p = sub.add_parser("migrate", help="move games stored before partitions or tenants to where they are read now",
-                       description="A store written before games were spread over partitions keeps every game "
-                                   "in ZC_COMMANDS and ZC_LOG. This copies each game's commands and log into its "
-                                   "partition's streams (the log's causes renumbered to the copied commands), so "
-                                   "finished games replay the same and live ones play on. A store written before "
-                                   "tenants has its games' views, feed and standings written again under the "
-                                   "default tenant's names (`platform`). Run it once, with the "
-                                   "services stopped, before they first start on the partitioned layout; it logs "
-                                   "in as the operator. The old streams are left for you to remove.")
+    p = sub.add_parser("migrate", help=words.MIGRATE_HELP, description=words.MIGRATE_DESCRIPTION)
     add_bus(p)
     p.set_defaults(func=main)
 
@@ -44,7 +37,7 @@ async def _run(access) -> int:
             await rebuild(js, games, feed=True, say=say)
             for game in games:
                 await js.purge_stream(FEED, subject=f"zc.feed.{game}")
-            say(f"{len(games)} game(s) of the store before tenants are the {DEFAULT_TENANT} tenant's")
+            say(words.say("cli.MIGRATED_TENANT", count=len(games), tenant=DEFAULT_TENANT))
         return moved
     finally:
         await nc.close()

@@ -98,4 +98,4 @@ def spell(command: Command) -> str:
                 f" {command.end}" if command.end else "")
         case SwapJoker():
             return f"swap {command.card} on {meld(command.target)}"
-    raise ValueError(f"no spelling for {command}")
+    raise TypeError(f"no spelling for {command!r}")

@@ -1,4 +1,11 @@
-"""Options several subcommands share, declared once, and the one-line failure they end with."""
+"""Options several subcommands share, declared once; the checks every option passes before a command starts
+anything; and the one-line failure a command ends with."""
+import argparse
+import math
+import os
+import sys
+from dataclasses import dataclass
+
 from zioncheck.bots import NAMES
 from zioncheck.cli import words
 from zioncheck.client import Follower, GameClient
@@ -6,6 +13,12 @@ from zioncheck.contracts.commands import Limits, StartGame
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.domain.refusal import refusal_of
+from zioncheck.domain.timers import LIMIT_BOUNDS
+from zioncheck.services import observability
+
+PACE = LIMIT_BOUNDS["bot_seconds"]   # the bots' pause before each move: the bounds the table keeps
+PORTS = (0, 65535)
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 
 class CommandFailed(Exception):
@@ -16,35 +29,107 @@ class CommandFailed(Exception):
         self.code = code
 
 
+@dataclass
+class Opened:
+    """The game a command opens: its id, known before it starts, and whether the table has started it."""
+    id: str
+    started: bool = False
+
+
 async def start_game(client: GameClient, follower: Follower, game: str, players: int,
-                     seats: list[str] | None = None, pace: float = 0.0) -> None:
+                     seats: list[str] | None = None, pace: float = 0.0, opened: Opened | None = None) -> None:
     """Open the game, the bots service playing the seats `seats` gives a bot (at `pace` seconds a
-    move), or fail in one line with the table's reason."""
+    move), or fail in one line with the table's reason. `opened` is marked once the table has started it."""
     start = StartGame(game_id=game, players=players, seats=seats or [], limits=Limits(bot_seconds=pace))
     started = await client.play(follower, start)
     if refused := refusal_of(started):
         why = explain_refusal(refused.reason, refused.detail, words.language)
         raise CommandFailed(words.START_REFUSED.format(why=why), 1)
+    if opened is not None:
+        opened.started = True
 
 
-def add_bus(p, default: str = "start an embedded one") -> None:
-    """Where NATS is and which logins to use."""
-    p.add_argument("--nats-url", help=words.NATS_URL_HELP.format(default=default))
-    p.add_argument("--credentials", metavar="DIR", help=words.CREDENTIALS_HELP)
+def replay_hint(game: str) -> str:
+    """The lines that say how to replay `game`, naming this command as the person called it
+    (.venv/bin/zioncheck after `make run`)."""
+    path = os.path.relpath(sys.argv[0]) if sys.argv and sys.argv[0] else "zioncheck"
+    me = path if path.startswith(".venv") else "zioncheck"
+    return words.REPLAY_IT.format(me=me, game=game)
+
+
+# --- declaring options ------------------------------------------------------------------------------------------
+
+def add_bus(p, default: str | None = None) -> None:
+    """Where NATS is and which logins to use; `default` says what happens without --nats-url."""
+    p.add_argument("--nats-url", metavar=words.METAVAR_URL,
+                   help=words.NATS_URL_HELP.format(default=default or words.NATS_URL_START))
+    p.add_argument("--credentials", metavar=words.METAVAR_DIR, help=words.CREDENTIALS_HELP)
 
 
 def add_seats(p, bots_default: str = "greedy") -> None:
     """--players and --bots: how many seats, and which bot plays each."""
-    p.add_argument("--players", type=int, default=4,
+    p.add_argument("--players", type=whole, default=4, metavar=words.METAVAR_N,
                    help=words.PLAYERS_HELP.format(low=MIN_PLAYERS, high=MAX_PLAYERS, default=4))
-    p.add_argument("--bots", default=bots_default, help=words.BOTS_HELP.format(names=", ".join(NAMES),
-                                                                               default=bots_default))
+    p.add_argument("--bots", default=bots_default, metavar=words.METAVAR_BOTS,
+                   help=words.BOTS_HELP.format(names=", ".join(NAMES), default=bots_default))
 
+
+def add_pace(p, default: float, help_word: str) -> None:
+    """--pace: the bots' pause before each move, in seconds."""
+    p.add_argument("--pace", type=number, default=default, metavar=words.METAVAR_SECONDS,
+                   help=help_word.format(low=f"{PACE[0]:g}", high=f"{PACE[1]:g}", default=f"{default:g}"))
+
+
+def add_service_options(p, log_default: str) -> None:
+    """--metrics-port and --log-level, of the commands that run services."""
+    p.add_argument("--metrics-port", type=whole, default=0, metavar=words.METAVAR_PORT,
+                   help=words.METRICS_PORT_HELP)
+    p.add_argument("--log-level", type=str.lower, choices=LOG_LEVELS, default=log_default,
+                   help=words.LOG_LEVEL_HELP.format(default=log_default))
+
+
+def whole(text: str) -> int:
+    """A whole number given to an option; argparse names the option when this refuses the text."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(words.NOT_A_WHOLE_NUMBER.format(value=text)) from None
+
+
+def number(text: str) -> float:
+    """A number given to an option (not nan, not inf); argparse names the option when this refuses the text."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(words.NOT_A_NUMBER.format(value=text))
+    return value
+
+
+# --- checking options, before anything starts -------------------------------------------------------------------
 
 def check_players(players: int) -> None:
     """R1: CommandFailed unless a game may seat this many, the same range the table keeps."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise CommandFailed(words.PLAYERS_OUT_OF_RANGE.format(low=MIN_PLAYERS, high=MAX_PLAYERS, players=players))
+
+
+def check_range(option: str, value: float, low: float, high: float) -> None:
+    """CommandFailed naming `option` unless `value` is within low..high."""
+    if not low <= value <= high:
+        raise CommandFailed(words.OPTION_OUT_OF_RANGE.format(option=option, low=f"{low:g}", high=f"{high:g}",
+                                                             value=f"{value:g}"))
+
+
+def check_pace(pace: float) -> None:
+    """The bots' pace within the bounds the table keeps, which would otherwise refuse the game once NATS is up."""
+    check_range("--pace", pace, *PACE)
+
+
+def check_service_options(args) -> None:
+    """--metrics-port a port (--log-level's choices argparse checks)."""
+    check_range("--metrics-port", args.metrics_port, *PORTS)
 
 
 def seat_bots(spec: str, players: int) -> list[str]:
@@ -55,3 +140,11 @@ def seat_bots(spec: str, players: int) -> list[str]:
     if not names or unknown:
         raise CommandFailed(words.UNKNOWN_BOT.format(name=unknown[0] if unknown else spec, names=", ".join(NAMES)))
     return [names[i % len(names)] for i in range(players)]
+
+
+def serve_metrics(port: int) -> None:
+    """Prometheus metrics on `port` (none for 0), or CommandFailed if that port cannot be served."""
+    try:
+        observability.serve_metrics(port)
+    except OSError as error:
+        raise CommandFailed(words.CANNOT_SERVE_METRICS.format(port=port, reason=words.os_reason(error))) from None

@@ -6,7 +6,18 @@ import threading
 from zioncheck.cli import words
 from zioncheck.cli.live import Face, counts, letters, narrate, table_lines
 from zioncheck.cli.moves import NotAMove, parse
-from zioncheck.cli.options import CommandFailed, add_bus, add_seats, seat_bots, start_game
+from zioncheck.cli.options import (
+    CommandFailed,
+    Opened,
+    add_bus,
+    add_pace,
+    add_seats,
+    check_pace,
+    replay_hint,
+    seat_bots,
+    start_game,
+    whole,
+)
 from zioncheck.cli.terminal import Terminal
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import PERSON, Command, LayOff, SwapJoker
@@ -24,35 +35,42 @@ from zioncheck.services.wiring import SERVICES, Services
 
 
 def add(sub) -> None:
-    p = sub.add_parser("play", help="play a game yourself against bots, over the real services",
-                       description="Take a seat against bots. Type moves at the prompt (help lists them); "
-                                   "you may claim a discard or swap a joker at any moment while the bots play. "
-                                   "Melds are numbered from 1, as the table shows them.")
+    p = sub.add_parser("play", help=words.PLAY_HELP, description=words.PLAY_DESCRIPTION)
     add_seats(p)
-    p.add_argument("--seat", type=int, default=0, help=words.SEAT_HELP)
-    p.add_argument("--pace", type=float, default=1.0, help="seconds per bot move (default 1.0)")
-    add_bus(p, "start an embedded one")
+    p.add_argument("--seat", type=whole, default=0, metavar=words.METAVAR_SEAT, help=words.SEAT_HELP)
+    add_pace(p, 1.0, words.PLAY_PACE_HELP)
+    add_bus(p)
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    names = seat_bots(args.bots, args.players)
+    names = seat_bots(args.bots, args.players)   # every option is checked before anything starts
     if not 0 <= args.seat < args.players:
         raise CommandFailed(words.SEAT_OUT_OF_RANGE.format(last=args.players - 1, players=args.players,
                                                            seat=args.seat))
+    check_pace(args.pace)
     configure_logging("warning")
     lines: asyncio.Queue = asyncio.Queue()
-    with bus(args.nats_url, args.credentials) as access:
-        asyncio.run(_run(access, args.seat, names, args.pace, lines))
+    game, out = Opened(new_game_id("play")), Terminal()
+    try:
+        with bus(args.nats_url, args.credentials) as access:
+            final = asyncio.run(_run(access, args.seat, names, args.pace, lines, out, game))
+    except KeyboardInterrupt:
+        if game.started:
+            out.farewell(words.GAME_LEFT.format(game=game.id) + "\n" + replay_hint(game.id))
+        raise
+    left = "" if final.game_over else words.GAME_LEFT.format(game=game.id) + "\n"
+    out.farewell(left + replay_hint(game.id))
     return 0
 
 
-async def _run(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue) -> None:
+async def _run(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue, out: Terminal,
+               game: Opened) -> GameState:
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
     services = await Services().start(SERVICES, access)
     try:
-        await session(access, seat, names, pace, lines, Terminal())
+        return await session(access, seat, names, pace, lines, out, game.id, opened=game)
     finally:
         await services.stop()
 
@@ -64,17 +82,19 @@ def _read_stdin(loop, lines: asyncio.Queue) -> None:
 
 
 async def session(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue, out: Terminal,
-                  game: str | None = None) -> GameState:
-    """One game: the person's typed lines for `seat`, bots for the others, told on `out`. Returns the final state.
+                  game: str | None = None, opened: Opened | None = None) -> GameState:
+    """One game: the person's typed lines for `seat`, bots for the others, told on `out`. Returns the state
+    when the game is over or the person quits (`quit`, or the end of their input).
 
-    The bots service plays the other seats; this logs in as the bots' role to follow the log."""
+    The bots service plays the other seats; this logs in as the bots' role to follow the log. `opened` is
+    marked once the table has started the game."""
     client = await GameClient.connect(access, "bots")
     game = game or new_game_id("play")
     follower = await client.follow(game)
     tasks: list[asyncio.Task] = []
     try:
         seats = [PERSON if s == seat else name for s, name in enumerate(names)]
-        await start_game(client, follower, game, len(names), seats=seats, pace=pace)
+        await start_game(client, follower, game, len(names), seats=seats, pace=pace, opened=opened)
         out.say(words.WELCOME.format(seat=seat, game=game))
         shown = asyncio.create_task(_show(follower, seat, out))
         over = asyncio.create_task(follower.wait_until(lambda f: f.state.game_over, timeout=None))

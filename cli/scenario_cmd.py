@@ -1,19 +1,16 @@
 """`zioncheck scenario FILE.json`: the rules oracle (docs/scenarios.md)."""
 import json
-import sys
 
 from zioncheck.application.scenario import ScenarioError, load, run
-from zioncheck.cli.options import add_bus
+from zioncheck.cli import words
+from zioncheck.cli.options import CommandFailed, add_bus
 
 
 def add(sub) -> None:
-    p = sub.add_parser("scenario", help="play one hand from a stacked deal and print the outcome as JSON",
-                       description="Play one hand from a scenario file (see docs/scenarios.md) and print, as JSON, "
-                                   "what became of each command and the final state. Exit 0 for any valid file "
-                                   "(refused commands are results); exit 2 for a malformed one.")
-    p.add_argument("file", help="the scenario, as JSON")
-    p.add_argument("--nats", action="store_true", help="play it through the real services over NATS")
-    add_bus(p, "start an embedded one")
+    p = sub.add_parser("scenario", help=words.SCENARIO_HELP, description=words.SCENARIO_DESCRIPTION)
+    p.add_argument("file", metavar=words.METAVAR_FILE, help=words.SCENARIO_FILE_HELP)
+    p.add_argument("--nats", action="store_true", help=words.SCENARIO_NATS_HELP)
+    add_bus(p)
     p.set_defaults(func=main)
 
 
@@ -22,9 +19,9 @@ def main(args) -> int:
         with open(args.file, "rb") as f:
             scenario = load(f.read())
     except OSError as error:
-        raise SystemExit(_fail(f"cannot read {args.file}: {error.strerror}")) from None
-    except ScenarioError as error:
-        raise SystemExit(_fail(f"{args.file}: {error}")) from None
+        raise CommandFailed(words.CANNOT_READ.format(file=args.file, reason=words.os_reason(error))) from None
+    except ScenarioError as error:   # the oracle's own record of what is wrong, as the scenario's author reads it
+        raise CommandFailed(f"{args.file}: {error}") from None
     if args.nats:
         from zioncheck.cli.scenario_over_nats import run_over_nats
         from zioncheck.services.observability import configure_logging
@@ -35,7 +32,3 @@ def main(args) -> int:
     print(json.dumps(outcome, indent=2))
     return 0
 
-
-def _fail(message: str) -> int:
-    print(f"zioncheck scenario: {message}", file=sys.stderr)
-    return 2

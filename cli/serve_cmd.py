@@ -5,14 +5,25 @@ import signal
 import sys
 from pathlib import Path
 
-from zioncheck.cli.options import add_bus
+from zioncheck.cli import words
+from zioncheck.cli.options import (
+    PORTS,
+    CommandFailed,
+    add_bus,
+    add_service_options,
+    check_range,
+    check_service_options,
+    number,
+    serve_metrics,
+    whole,
+)
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.gateway.limits import Limits
 from zioncheck.services.gateway.server import Running
-from zioncheck.services.observability import configure_logging, serve_metrics
+from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import SERVICES, Services, TopologyMissing
 
 # Not a FastStream subscriber: the HTTP and WebSocket gateway runs beside them, and only when named.
@@ -24,24 +35,16 @@ class NoGateway(Exception):
 
 
 def add(sub) -> None:
-    p = sub.add_parser("serve", help="run the table, dealer, scoring, projector and bots services (all, or one by "
-                                     "name)",
-                       description="Run services until interrupted. Several instances may run against one "
-                                   "NATS server or cluster; they share durable consumers. `bots` plays the bot "
-                                   "seats of every game, taken up again from the log after a restart: one "
-                                   "instance is enough (a second plays the same seats, and half its moves are "
-                                   "refused). `gateway` serves HTTP and WebSocket access and the web page (see "
-                                   "docs/openapi.json); it runs only when named.")
-    p.add_argument("services", nargs="*", metavar="SERVICE",
-                   help=f"which services ({', '.join(CHOICES)}; default {', '.join(SERVICES)})")
-    add_bus(p, "start an embedded one")
-    p.add_argument("--replicas", type=int, help="JetStream replicas for new streams (3 on a cluster); given, it "
-                                                "also changes existing streams' replicas, and says so (default: "
-                                                "new streams get 1, existing ones keep theirs)")
-    p.add_argument("--metrics-port", type=int, default=0, help="serve Prometheus metrics on this port")
-    p.add_argument("--log-level", default="info", help="log level (default info)")
-    p.add_argument("--host", default="127.0.0.1", help="the gateway's address (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="the gateway's port (default 8080)")
+    p = sub.add_parser("serve", help=words.SERVE_HELP, description=words.SERVE_DESCRIPTION)
+    p.add_argument("services", nargs="*", metavar=words.METAVAR_SERVICE,
+                   help=words.SERVE_SERVICES_HELP.format(services=", ".join(CHOICES), default=", ".join(SERVICES)))
+    add_bus(p)
+    p.add_argument("--replicas", type=whole, metavar=words.METAVAR_N, help=words.SERVE_REPLICAS_HELP)
+    add_service_options(p, "info")
+    p.add_argument("--host", default="127.0.0.1", metavar=words.METAVAR_HOST,
+                   help=words.GATEWAY_HOST_HELP.format(default="127.0.0.1"))
+    p.add_argument("--port", type=whole, default=8080, metavar=words.METAVAR_PORT,
+                   help=words.GATEWAY_PORT_HELP.format(default=8080))
     _add_gateway_limits(p)
     p.set_defaults(func=main)
 
@@ -49,54 +52,62 @@ def add(sub) -> None:
 def _add_gateway_limits(p) -> None:
     """The gateway's platform keys and limits (docs/gateway.md); defaults from services.gateway.limits.Limits."""
     d = Limits()
-    g = p.add_argument_group("gateway keys and limits")
-    g.add_argument("--platform-keys", metavar="FILE", type=Path,
-                   help="the platform keys that may open games, one a line, optionally name:key "
-                        "(default: .zioncheck/platform-keys, made with one random key on first start)")
+    g = p.add_argument_group(words.GATEWAY_LIMITS_TITLE)
+    g.add_argument("--platform-keys", metavar=words.METAVAR_FILE, type=Path, help=words.PLATFORM_KEYS_HELP)
     g.add_argument("--public-lobby", action=argparse.BooleanOptionalAction, default=None,
-                   help="let anyone who reaches the gateway open games from its lobby page, without a platform "
-                        "key, counted under one shared name with its limits (default: on when --host is a "
-                        "loopback address, off otherwise; behind a proxy on this machine, say --no-public-lobby)")
-    g.add_argument("--games-per-minute", type=float, metavar="N", default=d.games_per_minute,
-                   help=f"games one platform key may open a minute (default {d.games_per_minute:g})")
-    g.add_argument("--requests-per-second", type=float, metavar="N", default=d.requests_per_second,
-                   help=f"requests one platform key may make a second (default {d.requests_per_second:g})")
-    g.add_argument("--commands-per-second", type=float, metavar="N", default=d.commands_per_second,
-                   help=f"commands one seat may send a second (default {d.commands_per_second:g})")
-    g.add_argument("--command-burst", type=int, metavar="N", default=d.command_burst,
-                   help=f"commands one seat may send at once before that (default {d.command_burst})")
-    g.add_argument("--open-games", type=int, metavar="N", default=d.open_games,
-                   help=f"games one platform key may have open at a time (default {d.open_games})")
-    g.add_argument("--idle-minutes", type=float, metavar="MINUTES", default=d.idle_minutes,
-                   help=f"minutes without a move after which a game no longer counts as open and its bots "
-                        f"stop (default {d.idle_minutes:g})")
+                   help=words.PUBLIC_LOBBY_HELP)
+    n, minutes = words.METAVAR_N, words.METAVAR_MINUTES
+    g.add_argument("--games-per-minute", type=number, metavar=n, default=d.games_per_minute,
+                   help=words.GAMES_PER_MINUTE_HELP.format(default=f"{d.games_per_minute:g}"))
+    g.add_argument("--requests-per-second", type=number, metavar=n, default=d.requests_per_second,
+                   help=words.REQUESTS_PER_SECOND_HELP.format(default=f"{d.requests_per_second:g}"))
+    g.add_argument("--commands-per-second", type=number, metavar=n, default=d.commands_per_second,
+                   help=words.COMMANDS_PER_SECOND_HELP.format(default=f"{d.commands_per_second:g}"))
+    g.add_argument("--command-burst", type=whole, metavar=n, default=d.command_burst,
+                   help=words.COMMAND_BURST_HELP.format(default=d.command_burst))
+    g.add_argument("--open-games", type=whole, metavar=n, default=d.open_games,
+                   help=words.OPEN_GAMES_HELP.format(default=d.open_games))
+    g.add_argument("--idle-minutes", type=number, metavar=minutes, default=d.idle_minutes,
+                   help=words.IDLE_MINUTES_HELP.format(default=f"{d.idle_minutes:g}"))
+
+
+# The gateway's limits a person gives: each more than 0, or each at least 1 (as services.gateway.limits.Limits keeps).
+MORE_THAN_0 = ("games_per_minute", "requests_per_second", "commands_per_second", "idle_minutes")
+AT_LEAST_1 = ("command_burst", "open_games")
 
 
 def _limits(args) -> Limits:
+    """The gateway's limits, or CommandFailed naming the first option out of its range."""
+    for name in MORE_THAN_0:
+        if not (value := getattr(args, name)) > 0:
+            raise CommandFailed(words.MUST_BE_MORE_THAN_0.format(option=_option(name), value=f"{value:g}"))
+    for name in AT_LEAST_1:
+        if (value := getattr(args, name)) < 1:
+            raise CommandFailed(words.MUST_BE_AT_LEAST_1.format(option=_option(name), value=value))
     return Limits(games_per_minute=args.games_per_minute, requests_per_second=args.requests_per_second,
                   commands_per_second=args.commands_per_second, command_burst=args.command_burst,
                   open_games=args.open_games, idle_minutes=args.idle_minutes)
 
 
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
 def main(args) -> int:
-    unknown = sorted(set(args.services) - set(CHOICES))
+    unknown = sorted(set(args.services) - set(CHOICES))   # every option is checked before anything starts
     if unknown:
-        print(f"zioncheck serve: unknown service {unknown[0]!r} (choose from {', '.join(CHOICES)})", file=sys.stderr)
-        return 2
-    try:
-        limits = _limits(args)
-    except ValueError as error:
-        print(f"zioncheck serve: {error}", file=sys.stderr)
-        return 2
+        raise CommandFailed(words.UNKNOWN_SERVICE.format(name=unknown[0], services=", ".join(CHOICES)))
+    limits = _limits(args)
+    check_service_options(args)
+    check_range("--port", args.port, *PORTS)
     configure_logging(args.log_level)
     serve_metrics(args.metrics_port)
     with bus(args.nats_url, args.credentials) as access:
         try:
             asyncio.run(_serve(args.services or list(SERVICES), access, args.replicas, args.host, args.port,
                                args.platform_keys, limits, args.public_lobby))
-        except (NoGateway, TopologyMissing, PermissionError, PartitionMismatch, NoPartitions) as error:
-            print(f"zioncheck serve: {error}", file=sys.stderr)
-            return 2
+        except (NoGateway, TopologyMissing, PartitionMismatch, NoPartitions) as error:
+            raise CommandFailed(str(error)) from None
     return 0
 
 
@@ -114,22 +125,21 @@ async def _serve(names: list[str], access: Access, replicas: int | None, host: s
             if "gateway" in names else None
     except OSError as error:
         await services.stop()
-        raise NoGateway(f"cannot serve the gateway on {host}:{port}: {error.strerror}") from None
+        raise NoGateway(words.CANNOT_SERVE_GATEWAY.format(host=host, port=port, reason=words.os_reason(error))
+                        ) from None
     except ValueError as error:   # a keys file (keys.KeysError) or a secret the gateway cannot use
         await services.stop()
         raise NoGateway(str(error)) from None
     for change in services.topology_changes:  # on stderr: stdout's first line stays "serving ..."
-        print(f"streams: {change}", file=sys.stderr, flush=True)
-    print(f"serving {', '.join(names)} on {', '.join(access.servers)} (games in {services.partitions} partitions)",
-          flush=True)
+        print(words.STREAMS_CHANGED.format(change=change), file=sys.stderr, flush=True)
+    print(words.say("cli.SERVING", services=", ".join(names), servers=", ".join(access.servers),
+                    count=services.partitions), flush=True)
     if gateway:
-        print(f"gateway on {gateway.url}/ (API: {gateway.url}/openapi.json)", flush=True)
-        made = "made a new platform key in" if gateway.keys_made else "platform keys in"
-        print(f"{made} {gateway.keys_file}: opening a game takes one, as {HEADER} "
-              f"(on the web page, paste it into its key field where the lobby is not public)", flush=True)
+        print(words.GATEWAY_AT.format(url=gateway.url), flush=True)
+        keys = words.PLATFORM_KEY_MADE if gateway.keys_made else words.PLATFORM_KEYS_IN
+        print(keys.format(file=gateway.keys_file, header=HEADER), flush=True)
         if gateway.gateway.public_lobby:
-            print(f"the lobby is public: anyone who reaches {gateway.url}/ may open games there without a key "
-                  "(--no-public-lobby to require one)", flush=True)
+            print(words.LOBBY_PUBLIC.format(url=gateway.url), flush=True)
     await stop.wait()
     if gateway:
         await gateway.stop()

@@ -5,19 +5,18 @@ from collections import defaultdict
 
 from zioncheck.application.simulation import GameStalled, play_game
 from zioncheck.cli import words
-from zioncheck.cli.options import CommandFailed, add_seats, seat_bots
+from zioncheck.cli.options import CommandFailed, add_seats, seat_bots, whole
 from zioncheck.cli.progress import Progress
 from zioncheck.contracts.log import write_jsonl
 
 
 def add(sub) -> None:
-    p = sub.add_parser("simulate", help="play whole bot games in process and tabulate the results",
-                       description="Play K whole six-hand games between bots, in process, and print wins and "
-                                   "average points per seat and per bot, and games per second.")
+    p = sub.add_parser("simulate", help=words.SIMULATE_HELP, description=words.SIMULATE_DESCRIPTION)
     add_seats(p)
-    p.add_argument("--games", type=int, default=10, help="how many games (default 10)")
-    p.add_argument("--seed", default="0", help="master seed: the same seed gives byte-identical logs (default 0)")
-    p.add_argument("--log", metavar="DIR", help="write each game's event log to DIR/GAME_ID.jsonl")
+    p.add_argument("--games", type=whole, default=10, metavar=words.METAVAR_N, help=words.GAMES_COUNT_HELP)
+    p.add_argument("--seed", default="0", metavar=words.METAVAR_SEED, help=words.MASTER_SEED_HELP)
+    p.add_argument("--log", metavar=words.METAVAR_DIR, help=words.LOG_FOLDER_HELP.format(
+        dir=words.METAVAR_DIR, game=words.METAVAR_GAME))
     p.set_defaults(func=main)
 
 
@@ -29,9 +28,10 @@ def main(args) -> int:
         try:
             os.makedirs(args.log, exist_ok=True)
         except OSError as error:
-            raise CommandFailed(str(error)) from None
+            raise CommandFailed(words.CANNOT_MAKE_FOLDER.format(folder=args.log,
+                                                                reason=words.os_reason(error))) from None
     wins, points = [0.0] * args.players, [0] * args.players
-    progress = Progress(args.games, "games")
+    progress = Progress(args.games, words.PROGRESS_GAMES)
     started = time.perf_counter()
     stalled = []
     for i in range(args.games):
@@ -55,23 +55,31 @@ def main(args) -> int:
     if played:
         print(results_table(bots, wins, points, played))
     if stalled:
-        print(f"\n{len(stalled)} game(s) abandoned: the bots went round in circles ({', '.join(stalled[:5])})")
-    print(f"\n{played} games in {elapsed:.2f}s: {played / elapsed:.1f} games/s")
+        print("\n" + words.say("cli.GAMES_STALLED", count=len(stalled), games=", ".join(stalled[:5])))
+    print("\n" + words.say("cli.GAMES_PER_SECOND", count=played, seconds=f"{elapsed:.2f}",
+                           rate=f"{played / elapsed:.1f}"))
     return 0
 
 
 def results_table(bots: list[str], wins: list[float], points: list[int], games: int) -> str:
-    lines = [f"{'seat':>4}  {'bot':<8} {'wins':>7} {'win %':>6} {'avg points':>11}"]
-    for seat, bot in enumerate(bots):
-        lines.append(f"{seat:>4}  {bot:<8} {wins[seat]:>7.1f} {100 * wins[seat] / games:>5.1f}% "
-                     f"{points[seat] / games:>11.1f}")
+    """Wins, win rate and average points, by seat and then by bot, each column as wide as its heading."""
+    seat, bot, won, rate, average = (words.COLUMN_SEAT, words.COLUMN_BOT, words.COLUMN_WINS, words.COLUMN_WIN_RATE,
+                                     words.COLUMN_AVERAGE)
+    w = [max(4, len(seat)), max(8, len(bot)), max(7, len(won)), max(6, len(rate)), max(11, len(average))]
+    lines = [f"{seat:>{w[0]}}  {bot:<{w[1]}} {won:>{w[2]}} {rate:>{w[3]}} {average:>{w[4]}}"]
+    for s, name in enumerate(bots):
+        lines.append(f"{s:>{w[0]}}  {name:<{w[1]}} {wins[s]:>{w[2]}.1f} {100 * wins[s] / games:>{w[3] - 1}.1f}% "
+                     f"{points[s] / games:>{w[4]}.1f}")
     by_bot: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
-    for seat, bot in enumerate(bots):
-        by_bot[bot][0] += wins[seat]
-        by_bot[bot][1] += points[seat]
-        by_bot[bot][2] += 1
+    for s, name in enumerate(bots):
+        by_bot[name][0] += wins[s]
+        by_bot[name][1] += points[s]
+        by_bot[name][2] += 1
+    seats, per_seat = words.COLUMN_SEATS, words.COLUMN_AVERAGE_PER_SEAT
+    v = [w[1], max(5, len(seats)), w[2], w[3], max(16, len(per_seat))]
     lines.append("")
-    lines.append(f"{'bot':<8} {'seats':>5} {'wins':>7} {'win %':>6} {'avg points/seat':>16}")
-    for bot, (w, p, seats) in by_bot.items():
-        lines.append(f"{bot:<8} {seats:>5} {w:>7.1f} {100 * w / games:>5.1f}% {p / seats / games:>16.1f}")
+    lines.append(f"{bot:<{v[0]}} {seats:>{v[1]}} {won:>{v[2]}} {rate:>{v[3]}} {per_seat:>{v[4]}}")
+    for name, (won_by, points_of, seated) in by_bot.items():
+        lines.append(f"{name:<{v[0]}} {seated:>{v[1]}} {won_by:>{v[2]}.1f} {100 * won_by / games:>{v[3] - 1}.1f}% "
+                     f"{points_of / seated / games:>{v[4]}.1f}")
     return "\n".join(lines)

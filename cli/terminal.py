@@ -56,6 +56,10 @@ class Terminal:
         elif worth_a_look and table:
             self._write(table + "\n")
 
+    def farewell(self, text: str) -> None:
+        """The last lines, once the game is over or left: under the screen as it stands, which is not redrawn."""
+        self._write(("\n" if self.live else "") + text + "\n")
+
     def redraw(self) -> None:
         below = [line for part in (self.table, self.answer) if part for line in part.split("\n")]
         room = max(3, self._rows() - len(below) - 2)

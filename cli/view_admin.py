@@ -5,6 +5,8 @@ from collections.abc import Callable
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
+from zioncheck.cli import words
+from zioncheck.cli.options import CommandFailed
 from zioncheck.domain.views import Projection, advance, project
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
@@ -30,7 +32,7 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
     for game in names:
         batches = [batch for _, batch in await read_batches(js, game)]
         if not batches:
-            raise ValueError(f"no game {game!r} is stored (zioncheck games lists them)")
+            raise CommandFailed(words.NO_SUCH_GAME.format(game=game))
         projection = project(batches)
         await write_views(kv, game, projection, {})
         if feed:
@@ -41,8 +43,8 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
                 # No Msg-Id: the stream would take the republished batches for repeats of the purged ones.
                 await publish_feed(js, game, replay.seq, batch.events, dedupe=False)
         done[game] = projection.seq
-        say(f"{game}: views at seq {projection.seq}" + (", feed republished" if feed else "")
-            + f" ({len(done)} of {len(names)})")
+        said = words.VIEWS_AND_FEED_AT if feed else words.VIEWS_AT
+        say(said.format(game=game, seq=projection.seq, done=len(done), total=len(names)))
     return done
 
 
@@ -57,15 +59,14 @@ def rebuild_views(url: str | None, games: list[str], feed: bool, replicas: int |
 
 
 def read_view(url: str | None, game: str, seat: int | None, credentials: str | None = None) -> bytes:
-    """The stored view's JSON: the public one, or `seat`'s; ValueError if there is none."""
+    """The stored view's JSON: the public one, or `seat`'s; CommandFailed if there is none."""
     key = public_view_key(game) if seat is None else seat_view_key(game, seat)
 
     async def read(js: JetStreamContext) -> bytes:
         try:
             return (await (await js.key_value(VIEWS)).get(key)).value
         except (KeyNotFoundError, NotFoundError):
-            raise ValueError(f"no view {key!r} is stored (is the projector running? zioncheck rebuild-views "
-                             f"makes it from the log)") from None
+            raise CommandFailed(words.NO_SUCH_VIEW.format(key=key)) from None
 
     with bus(url, credentials) as access:
         return asyncio.run(_with_js(access, read))

@@ -3,50 +3,33 @@ import sys
 
 import msgspec
 
-from zioncheck.cli.options import add_bus
+from zioncheck.cli import words
+from zioncheck.cli.options import add_bus, whole
 from zioncheck.cli.view_admin import read_view, rebuild_views
 
 
 def add(sub) -> None:
-    p = sub.add_parser("rebuild-views", help="recompute games' public and seat views from their logs",
-                       description="Fold each stored game's log (every game, or those named) into its public "
-                                   "view and its seats' views and write them to KV zc_views, as the projector "
-                                   "does. Safe while the projector runs: a view is never replaced by an older "
-                                   "one. With --feed, also purge each game's public feed (zc.feed.<game>) and "
-                                   "publish it again from the log; stop the projector first, or a batch it "
-                                   "publishes meanwhile may land ahead of the republished ones.")
-    p.add_argument("games", nargs="*", metavar="GAME", help="game ids (default: every stored game)")
-    p.add_argument("--feed", action="store_true", help="also rebuild the public feed (readers see it again)")
-    add_bus(p, "the embedded one's store")
-    p.add_argument("--replicas", type=int, help="JetStream replicas if the bucket must be made (an existing "
-                                                "stream keeps its own unless this is given)")
+    p = sub.add_parser("rebuild-views", help=words.REBUILD_VIEWS_HELP, description=words.REBUILD_VIEWS_DESCRIPTION)
+    p.add_argument("games", nargs="*", metavar=words.METAVAR_GAME, help=words.REBUILD_GAMES_HELP)
+    p.add_argument("--feed", action="store_true", help=words.REBUILD_FEED_HELP)
+    add_bus(p, words.NATS_URL_STORE)
+    p.add_argument("--replicas", type=whole, metavar=words.METAVAR_N, help=words.REBUILD_REPLICAS_HELP)
     p.set_defaults(func=rebuild)
-    p = sub.add_parser("view", help="print a game's public view, or one seat's, as JSON",
-                       description="Print the view the projector keeps for a game in KV zc_views: the public "
-                                   "one, all a spectator may see, or with --seat that seat's, which adds its "
-                                   "own cards.")
-    p.add_argument("game", help="the game id")
-    p.add_argument("--seat", type=int, help="the seat whose view to print (default: the public view)")
-    add_bus(p, "the embedded one's store")
+    p = sub.add_parser("view", help=words.VIEW_HELP, description=words.VIEW_DESCRIPTION)
+    p.add_argument("game", metavar=words.METAVAR_GAME, help=words.GAME_ID_HELP)
+    p.add_argument("--seat", type=whole, metavar=words.METAVAR_SEAT, help=words.VIEW_SEAT_HELP)
+    add_bus(p, words.NATS_URL_STORE)
     p.set_defaults(func=view)
 
 
 def rebuild(args) -> int:
-    try:
-        done = rebuild_views(args.nats_url, args.games, args.feed, args.replicas, args.credentials,
-                             say=lambda line: print(line, flush=True))
-    except ValueError as error:
-        print(f"zioncheck rebuild-views: {error}", file=sys.stderr)
-        return 2
-    print(f"rebuilt {len(done)} game{'s' * (len(done) != 1)}")
+    done = rebuild_views(args.nats_url, args.games, args.feed, args.replicas, args.credentials,
+                         say=lambda line: print(line, flush=True))
+    print(words.say("cli.VIEWS_REBUILT", count=len(done)))
     return 0
 
 
 def view(args) -> int:
-    try:
-        data = read_view(args.nats_url, args.game, args.seat, args.credentials)
-    except ValueError as error:
-        print(f"zioncheck view: {error}", file=sys.stderr)
-        return 2
+    data = read_view(args.nats_url, args.game, args.seat, args.credentials)
     sys.stdout.buffer.write(msgspec.json.format(data, indent=2) + b"\n")
     return 0

@@ -8,10 +8,16 @@ how to add one) and reads here as `words.NAME`, a str.format template in the lan
 Melds are numbered from 1 for people, as the web page numbers them; the wire (LayOff.target,
 SwapJoker.target) stays 0-based, and cli/moves.py converts. The moves a person types (draw, take,
 lay 7C on 1.1, ...) are the same words in every language.
+
+argparse's own words (`usage:`, `options:`, its errors) are `argparse.<its English>` in the
+catalogues, keyed by argparse's own text as a gettext catalogue is: argparse asks gettext for
+them by name each time it says one, and this module answers in the language in use.
 """
+import argparse
+import errno
 from collections.abc import Mapping, Sequence
 
-from zioncheck.contracts.languages import ENGLISH, LANGUAGES, Language, choose, from_environment, template
+from zioncheck.contracts.languages import ENGLISH, LANGUAGES, Language, catalogue, choose, from_environment, template
 from zioncheck.contracts.languages import say as say_in
 
 # Suits as a terminal shows them, when its encoding carries these symbols (else the letters).
@@ -45,6 +51,34 @@ def choose_language(argv: Sequence[str], environ: Mapping[str, str]) -> Language
                 languages=", ".join(LANGUAGES), language=given))
         return choose([given])
     return from_environment(environ)
+
+
+def os_reason(error: OSError) -> str:
+    """Why the system refused a file or an address: `cli.OS_<errno name>` where the catalogues have the common
+    refusals, else the system's own sentence."""
+    key = f"cli.OS_{errno.errorcode.get(error.errno or 0, '')}"
+    return template(language, key) if key in catalogue(ENGLISH) else error.strerror or str(error)
+
+
+def argparse_word(message: str) -> str:
+    """One of argparse's own words in the language in use; argparse's English where no catalogue has it."""
+    try:
+        return template(language, f"argparse.{message}")
+    except KeyError:
+        return message
+
+
+def argparse_plural(singular: str, plural: str, count: int) -> str:
+    """One of argparse's words that follows a number, in the language in use (gettext's ngettext)."""
+    try:
+        return template(language, f"argparse.{singular}", count)
+    except KeyError:
+        return singular if count == 1 else plural
+
+
+# argparse reads these two names from its own module each time it speaks (`from gettext import gettext as _`).
+argparse._ = argparse_word  # type: ignore[attr-defined]
+argparse.ngettext = argparse_plural  # type: ignore[attr-defined]
 
 
 def say(key: str, **values: object) -> str:

@@ -7,7 +7,9 @@ follows a number, an object of its plural forms (CLDR's categories: `one` and `o
 and Spanish, `one`, `few` and `many` in Russian), the number being the placeholder `{count}`.
 
 The keys: `reason.<R18 word>` (contracts/reasons.py), `cli.<NAME>` (cli/words.py), `tell.<event>`
-(the terminal telling a game), `contract.*` (R7's contracts), `web.<name>` (the web pages).
+(the terminal telling a game; `tell.move.<command>` names a refused command, `tell.audit.<finding>` a
+replay's fairness problem), `contract.*` (R7's contracts), `web.<name>` (the web pages), and
+`argparse.<argparse's own English>` (its `usage:`, `options` and errors, which cli/words.py hands it).
 """
 import json
 import os

@@ -1,16 +1,28 @@
 """Checking a log's fairness: every revealed seed matches its commitment and re-derives its deal."""
+from typing import Literal, NamedTuple
+
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.log import Entry
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.fairness import commitment
 from zioncheck.domain.seeded import Dealt, deal_from_seed, reshuffle_order
 
+Finding = Literal["never_dealt", "no_commitment", "seed_mismatch", "deal_mismatch", "reshuffle_mismatch"]
+
+
+class Problem(NamedTuple):
+    """A hand that does not check out, and what is wrong with it (each reads `tell.audit.<what>` in words);
+    `reshuffle` numbers the reshuffle the seed does not give."""
+    hand: int
+    what: Finding
+    reshuffle: int = 0
+
 
 class Audit:
     def __init__(self) -> None:
         self.verified: list[int] = []     # hands whose seed, deal and reshuffles all check out
         self.unrevealed: list[int] = []
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
 
 
 def audit(entries: list[Entry]) -> Audit:
@@ -36,20 +48,20 @@ def _check_hand(result: Audit, reveal: ev.SeedRevealed, dealt: tuple[GameState, 
                 reshuffles: list[tuple[GameState, ev.StockReshuffled]]) -> None:
     hand = reveal.hand
     if dealt is None:
-        result.problems.append(f"hand {hand}: a seed was revealed for a hand never dealt")
+        result.problems.append(Problem(hand, "never_dealt"))
         return
     before, deal = dealt
     if not deal.commitment:
-        result.problems.append(f"hand {hand}: the deal carried no commitment")
+        result.problems.append(Problem(hand, "no_commitment"))
         return
     if commitment(reveal.seed) != deal.commitment:
-        result.problems.append(f"hand {hand}: the revealed seed does not match the commitment")
+        result.problems.append(Problem(hand, "seed_mismatch"))
         return
     if deal_from_seed(reveal.seed, before, hand) != Dealt(hands=deal.hands, stock=deal.stock):
-        result.problems.append(f"hand {hand}: the deal is not the one the seed gives")
+        result.problems.append(Problem(hand, "deal_mismatch"))
         return
     for state, shuffle in reshuffles:
         if reshuffle_order(reveal.seed, state.reshuffles + 1, len(state.discard) - 1) != shuffle.order:
-            result.problems.append(f"hand {hand}: reshuffle {state.reshuffles + 1} is not the one the seed gives")
+            result.problems.append(Problem(hand, "reshuffle_mismatch", state.reshuffles + 1))
             return
     result.verified.append(hand)

@@ -1,5 +1,6 @@
 """The command line's papercuts: one seat range everywhere (R1), refused at once in one line; unknown bots in
-one line; and every subcommand ends quietly when the reader of its output goes away."""
+one line; every option checked before anything starts; a log or game that is not there said in one line; and every
+subcommand ends quietly when the reader of its output goes away."""
 import os
 import re
 import subprocess
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from zioncheck.application.simulation import play_game
+from zioncheck.cli import options, play_cmd, run_cmd, serve_cmd
 from zioncheck.cli.main import READER_GONE, main
 from zioncheck.contracts.log import write_jsonl
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
@@ -44,7 +46,7 @@ def test_r1_every_help_says_the_range_the_table_keeps(command, capsys):
     with pytest.raises(SystemExit):
         main([command, "--help"])
     helped = " ".join(capsys.readouterr().out.split())
-    assert f"--players PLAYERS seats at the table, {RANGE} (default 4)" in helped
+    assert f"--players N seats at the table, {RANGE} (default 4)" in helped
     assert not re.search(r"\b2\.\.20\b", helped)
 
 
@@ -106,3 +108,42 @@ def test_a_login_missing_from_the_credentials_folder_is_said_in_one_line(tmp_pat
         server.stop()
     assert result.returncode == 2
     assert "no credentials for 'table'" in one_line_refusal(result, "serve")
+
+
+@pytest.mark.parametrize(("argv", "reason"), [
+    (["run", "--pace", "-1"], "--pace must be 0..10, not -1"),
+    (["run", "--pace", "10.5"], "--pace must be 0..10, not 10.5"),
+    (["run", "--metrics-port", "70000"], "--metrics-port must be 0..65535, not 70000"),
+    (["play", "--pace", "-0.5"], "--pace must be 0..10, not -0.5"),
+    (["serve", "--port", "65536"], "--port must be 0..65535, not 65536"),
+    (["serve", "--open-games", "0"], "--open-games must be at least 1, not 0"),
+    (["serve", "--idle-minutes", "-1"], "--idle-minutes must be more than 0, not -1"),
+], ids=" ".join)
+def test_a_bad_option_is_refused_in_one_line_naming_it_before_anything_starts(argv, reason, monkeypatch, capsys):
+    """The bounds the table keeps (the bots' pace, R19-R21's Limits) and a port's: exit 2 at once, NATS not started."""
+    def start(*args, **kwargs):
+        raise AssertionError("started before every option was checked")
+    for command in (run_cmd, play_cmd, serve_cmd):
+        monkeypatch.setattr(command, "bus", start)
+    monkeypatch.setattr(options.observability, "serve_metrics", start)
+    assert main(argv) == 2
+    assert capsys.readouterr().err.splitlines() == [f"zioncheck {argv[0]}: {reason}"]
+
+
+@pytest.mark.parametrize("value", ["x", "nan", "inf"])
+def test_a_pace_that_is_no_number_is_refused_by_name(value):
+    result = zioncheck("run", "--pace", value)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == f"zioncheck run: error: argument --pace: not a number: '{value}'"
+
+
+def test_a_missing_log_file_or_an_unknown_game_id_is_said_in_one_line_with_no_server(tmp_path):
+    missing = tmp_path / "game.jsonl"
+    assert one_line_refusal(zioncheck("replay", str(missing)), "replay").endswith(f"no such file: {missing}")
+    assert one_line_refusal(zioncheck("replay", "game 1"), "replay").endswith(
+        "game 1 is neither a file nor a game id (letters, digits, - and _)")
+    (tmp_path / "notes.jsonl").write_text('{"seq": 1}\n')
+    assert one_line_refusal(zioncheck("replay", str(tmp_path / "notes.jsonl")), "replay").endswith(
+        "is not a game log: line 1 holds no event")
+    assert one_line_refusal(zioncheck("replay", str(tmp_path)), "replay").endswith(
+        f"cannot read {tmp_path}: it is a folder")

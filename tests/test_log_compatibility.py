@@ -24,7 +24,7 @@ def test_replay_of_the_committed_log_prints_its_hash_and_verifies_every_seed():
     out = subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "replay", str(FIXTURE)],
                          capture_output=True, text=True, check=True).stdout
     assert f"state hash {FIXTURE_HASH}" in out
-    assert "seeds verified for hands [1, 2, 3, 4, 5, 6]" in out
+    assert "seeds verified for hands 1, 2, 3, 4, 5, 6" in out
 
 
 def test_an_older_event_version_is_upcast_to_todays_shape_on_read(monkeypatch):
@@ -44,5 +44,5 @@ def test_a_damaged_log_line_is_reported_not_crashed_on(tmp_path):
     result = subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "replay", str(damaged)],
                             capture_output=True, text=True)
     assert result.returncode == 2
-    assert result.stderr.startswith("zioncheck replay: cannot read")
+    assert result.stderr == f"zioncheck replay: {damaged} is not a game log: line 2 holds no event\n"
     assert len(result.stderr.strip().splitlines()) == 1

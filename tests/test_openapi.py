@@ -77,6 +77,7 @@ def test_opening_a_game_takes_a_platform_key_and_every_429_says_when_to_retry():
     limited = [(path, method, operation["responses"]["429"]) for path, item in document["paths"].items()
                for method, operation in item.items() if "429" in operation["responses"]]
     assert {(path, method) for path, method, _ in limited} == {("/games", "post"), ("/lobbies", "post"),
-                                                               ("/games/{game}/commands", "post")}
+                                                               ("/games/{game}/commands", "post"),
+                                                               ("/games/{game}/chat", "post")}
     for _, _, response in limited:
         assert response["headers"]["Retry-After"]["schema"]["type"] == "integer"

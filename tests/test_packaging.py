@@ -1,4 +1,4 @@
-"""What a platform installs is the `zioncheck` namespace only, and every package folder is in it."""
+"""What a platform installs is the `zioncheck` namespace only, and every package folder is in it, data folders too."""
 import importlib
 import tomllib
 from pathlib import Path
@@ -9,17 +9,28 @@ SETUPTOOLS = PROJECT["tool"]["setuptools"]
 
 
 def package_folders() -> set[str]:
-    """Every folder of the repository's layers that is a package, as its installed name."""
+    """Every folder of the repository's layers that holds a file, as its installed name: setuptools takes any
+    such folder for a package, and warns of one it installs files from that `packages` leaves out."""
     found = set()
     for name, folder in SETUPTOOLS["package-dir"].items():
-        for init in (ROOT / folder).rglob("__init__.py"):
-            relative = init.parent.relative_to(ROOT / folder)
-            found.add(".".join([name, *relative.parts]))
+        for file in (ROOT / folder).rglob("*"):
+            relative = file.parent.relative_to(ROOT / folder)
+            if file.is_file() and "__pycache__" not in relative.parts:
+                found.add(".".join([name, *relative.parts]))
     return found
 
 
 def test_every_package_folder_is_installed_and_nothing_else():
     assert set(SETUPTOOLS["packages"]) == package_folders()
+
+
+def test_each_data_folder_is_a_package_with_its_own_data():
+    """Data under a package's subfolder (`static/*` of zioncheck.services.gateway) is what setuptools warns of."""
+    data = SETUPTOOLS["package-data"]
+    assert all(pattern.count("/") == 0 for patterns in data.values() for pattern in patterns)
+    assert set(data) <= set(SETUPTOOLS["packages"])
+    for package in ("zioncheck.contracts.words", "zioncheck.services.gateway.static"):
+        assert package in data
 
 
 def test_every_installed_name_is_under_the_zioncheck_namespace():

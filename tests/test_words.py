@@ -1,17 +1,28 @@
 """Every word a person reads is in English, Russian and Spanish (contracts/words/): the same keys and placeholders
-in each catalogue, a sentence for every R18 reason, and every word the pages and the terminal ask for."""
+in each catalogue, a sentence for every R18 reason, and every word the pages and the terminal ask for; and no face
+of the command line (its help, argparse's own words, its failures, a game told or replayed) says a word of its own
+that is not in the reader's catalogue."""
+import argparse
+import ast
+import inspect
+import io
 import json
 import re
 import subprocess
 import sys
 import typing
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
+from zioncheck.application.simulation import play_game
+from zioncheck.bots import NAMES as BOTS
 from zioncheck.cli import words
 from zioncheck.cli.live import narrate
+from zioncheck.cli.main import main, parser
 from zioncheck.contracts import events
+from zioncheck.contracts.commands import AnyCommand
 from zioncheck.contracts.events import Discarded, GameEnded, Rejected
 from zioncheck.contracts.languages import (
     ENGLISH,
@@ -26,8 +37,10 @@ from zioncheck.contracts.languages import (
     plural,
     say,
 )
+from zioncheck.contracts.log import tag_of, write_jsonl
 from zioncheck.contracts.reasons import REASONS, SENTENCES, explain, explain_refusal
-from zioncheck.domain import GameState
+from zioncheck.domain import GameState, evolve
+from zioncheck.domain.audit import Finding
 
 ROOT = Path(__file__).parent.parent
 STATIC = ROOT / "services" / "gateway" / "static"
@@ -146,7 +159,7 @@ def test_the_terminal_tells_a_game_in_the_language_chosen():
         [line] = narrate(Discarded(seat=1, card="7C"), GameState(hands=((), ("2C", "3C"))))
         assert line == "  место 1 сбрасывает 7C (на руке 2 карты)"
         [line] = narrate(Rejected(seat=1, command="draw_stock", reason="not_your_turn", detail=""), GameState())
-        assert "сейчас не ваш ход" in line
+        assert line == "  (отказ: взятие карты из колоды от места 1: сейчас не ваш ход)"
         words.use("es")
         assert narrate(GameEnded(totals=[10, 40, 10], winners=[0, 2]), GameState())[-1] == \
             "=== Fin de la partida. Ganadores: asiento 0, asiento 2"
@@ -172,6 +185,232 @@ def test_a_failure_is_one_line_in_the_language_of_lang_or_the_environment():
 def test_help_speaks_the_language_chosen():
     helped = zioncheck("play", "--help", env={"LANGUAGE": "es"})
     assert "asientos en la mesa, 2..64" in " ".join(helped.stdout.split())
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_command_a_refusal_names_has_its_name_in_words(language):
+    tags = [tag_of(command) for command in typing.get_args(AnyCommand)] + ["unreadable"]
+    assert missing(language, [f"tell.move.{tag}" for tag in tags]) == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_fairness_problem_a_replay_finds_has_its_words(language):
+    assert missing(language, [f"tell.audit.{what}" for what in typing.get_args(Finding)]) == []
+
+
+# --- the command line -------------------------------------------------------------------------------------------
+
+def argparse_words() -> list[str]:
+    """Every word argparse can say (its `_("...")` and `ngettext("...", ...)`), as this Python's argparse has them."""
+    found = []
+    for node in ast.walk(ast.parse(inspect.getsource(argparse))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "ngettext"):
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                found.append(node.args[0].value)
+    return sorted(set(found))
+
+
+PERCENT = re.compile(r"%(?:\((\w+)\))?[sr]")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_word_argparse_says_is_in_every_catalogue_with_its_placeholders(language):
+    """argparse's words are `argparse.<its English>`: a Python that says a new one fails here until it has its words.
+    A translation takes argparse's %-placeholders: each `%s` of the English, and no name it does not pass."""
+    said = argparse_words()
+    assert said and missing(language, [f"argparse.{message}" for message in said]) == []
+    wrong = []
+    for message in said:
+        entry = catalogue(language)[f"argparse.{message}"]
+        for text in [entry] if isinstance(entry, str) else entry.values():
+            named, positional = PERCENT.findall(text), PERCENT.findall(message)
+            if [n for n in named if not n] != [n for n in positional if not n] or not set(named) <= set(positional):
+                wrong.append(f"{message!r}: {text!r}")
+    assert wrong == []
+
+
+def test_argparse_speaks_the_language_in_use():
+    try:
+        words.use("ru")
+        helped = parser().format_help()
+        assert helped.startswith("использование: zioncheck") and "показать эту справку и выйти" in helped
+        words.use("es")
+        assert argparse._("the following arguments are required: %s") == "faltan los argumentos obligatorios: %s"
+        assert argparse.ngettext("expected %s argument", "expected %s arguments", 2) == "se esperan %s valores"
+    finally:
+        words.use(ENGLISH)
+    assert parser().format_help().startswith("usage: zioncheck")
+
+
+FACES = ROOT / "cli"
+PROSE = re.compile(r"[A-Za-z]{2,} [a-z]{2,}")   # two words running: a sentence, or a piece of one
+FOR_PROGRAMMERS = ("AttributeError", "TypeError")   # raised at a mistake in the code, never at a person's input
+
+
+def english_in(path: Path) -> list[str]:
+    """The sentences a module of the command line writes in its own code, docstrings and programmers' errors aside."""
+    tree = ast.parse(path.read_text())
+    aside: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value,
+                                                                                               ast.Constant):
+            aside.add(id(body[0].value))   # a docstring
+        raised = node.exc if isinstance(node, ast.Raise) else None
+        if isinstance(raised, ast.Call) and getattr(raised.func, "id", "") in FOR_PROGRAMMERS:
+            aside |= {id(inner) for inner in ast.walk(raised)}
+    return [f"{path.name}:{node.lineno}: {node.value[:60]!r}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in aside
+            and PROSE.search(node.value)]
+
+
+def test_no_face_of_the_command_line_writes_a_sentence_of_its_own():
+    """A sentence written into cli/ would be English whatever the reader's language: each is a catalogue word.
+    (cli/asyncapi.py renders the AsyncAPI document, whose descriptions are the document's own.)"""
+    assert [found for path in sorted(FACES.glob("*.py")) if path.name != "asyncapi.py"
+            for found in english_in(path)] == []
+
+
+def spoken(language: str, *argv: str) -> tuple[int, str]:
+    """`zioncheck --lang LANGUAGE ARGV` run here: its exit status, and all it wrote, out and err, as UTF-8 text."""
+    out = io.TextIOWrapper(io.BytesIO(), "utf-8", write_through=True)
+    with redirect_stdout(out), redirect_stderr(out):
+        try:
+            code = main(["--lang", language, *argv])
+        except SystemExit as exit:   # argparse's help and its errors
+            code = exit.code
+        finally:
+            words.use(ENGLISH)
+    return code, out.buffer.getvalue().decode()
+
+
+def subcommands() -> list[str]:
+    [commands] = [action for action in parser()._actions if isinstance(action, argparse._SubParsersAction)]
+    return list(commands.choices)
+
+
+def names_on_the_command_line() -> set[str]:
+    """Words a command line says in every language because a person types them or reads them as names: the
+    commands, the options and their choices, and the bots."""
+    top = parser()
+    [commands] = [action for action in top._actions if isinstance(action, argparse._SubParsersAction)]
+    named = {"zioncheck", *LANGUAGES, *BOTS, *(part for name in commands.choices for part in name.split("-"))}
+    for each in [top, *commands.choices.values()]:
+        for action in each._actions:
+            named |= {part for option in action.option_strings for part in re.findall(r"[a-z]+", option)}
+            named |= {str(choice) for choice in action.choices or ()}
+    return named
+
+
+WORD = re.compile(r"[^\W\d_]{2,}")
+NOT_PROSE = re.compile(r"[-/._=@{}<>%*0-9\u2660\u2665\u2666\u2663]")   # options, paths, ids, cards, hashes
+
+
+CARD = re.compile(r"(?:10|[2-9AJQKT])[CDHS]|JK")   # R2's codes, as a terminal without suit symbols shows them
+
+
+def prose(text: str) -> set[str]:
+    """The words of `text` as a reader reads them, lower-cased; options, paths, ids, numbers and cards aside."""
+    found = set()
+    for token in text.split():
+        token = token.strip(".,;:()[]«»\"'`?!¿¡…")
+        if not NOT_PROSE.search(token) and not CARD.fullmatch(token):
+            found |= {word.lower() for word in WORD.findall(token)}
+    return found
+
+
+def vocabulary(language: str) -> set[str]:
+    """Every word of a catalogue's templates."""
+    texts = [text for entry in catalogue(language).values() for text in ([entry] if isinstance(entry, str)
+                                                                        else entry.values())]
+    return {word for text in texts for word in prose(text)}
+
+
+@pytest.fixture(scope="module")
+def game_log(tmp_path_factory) -> Path:
+    log = tmp_path_factory.mktemp("log") / "game.jsonl"
+    log.write_bytes(write_jsonl(play_game(["greedy", "random", "greedy"], "11", "game-11").log))
+    return log
+
+
+@pytest.fixture(scope="module")
+def faces(tmp_path_factory, game_log) -> list[list[str]]:
+    """A run of every face of the command line that needs no server: each command's help, argparse's own
+    refusals, the commands' one-line failures, a server that does not answer, and a game replayed."""
+    folder = tmp_path_factory.mktemp("faces")
+    not_a_log = folder / "notes.jsonl"
+    not_a_log.write_text("seat 1 wins\n")
+    helps = [["--help"]] + [[name, "--help"] for name in subcommands()]
+    refusals = [["replay"], ["run", "--pace", "x"], ["run", "--log-level", "9"], ["run", "--bogus"],
+                ["run", "--pace", "-1"], ["run", "--players", "1"], ["run", "--metrics-port", "70000"],
+                ["play", "--seat", "9"], ["play", "--bots", "42"], ["play", "--pace", "11"], ["serve", "9"],
+                ["serve", "--idle-minutes", "0"], ["simulate", "--games", "0"], ["replay", str(folder / "none.jsonl")],
+                ["replay", "#1"], ["replay", str(folder)], ["replay", str(not_a_log)], ["export", "x.y"],
+                ["credentials", "--add", "x"], ["scenario", str(folder / "none.json")],
+                ["games", "--nats-url", "nats://127.0.0.1:1", "--credentials", str(folder)]]
+    return [*helps, *refusals, ["replay", str(game_log)]]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_face_of_the_command_line_says_only_words_of_the_readers_catalogue(language, faces):
+    """Help, argparse's words, failures and a replayed game, in the reader's language: a word that is not in the
+    reader's catalogue (and is no name a person types) was written in English into the code, or left untranslated."""
+    known, named = vocabulary(language), names_on_the_command_line()
+    strays = {}
+    for argv in faces:
+        code, text = spoken(language, *argv)
+        assert code in (0, 2) and "Traceback" not in text, (argv, text)
+        if stray := sorted(prose(text) - known - named):
+            strays[" ".join(argv)] = stray
+    assert strays == {}
+
+
+@pytest.mark.parametrize("language", OTHERS)
+def test_a_game_told_in_russian_or_spanish_has_no_english_left(language):
+    """Every line narrate says (each refusal too, with its command's name), in the reader's words."""
+    log = play_game(["greedy", "random"], "3", "game-3").log
+    state, lines = GameState(), []
+    try:
+        words.use(language)
+        for entry in log:
+            state = evolve(state, entry.event)
+            lines += narrate(entry.event, state)
+        for command in typing.get_args(AnyCommand):
+            lines += narrate(Rejected(seat=1, command=tag_of(command), reason="not_your_turn"), GameState(),
+                             hide_draws_from=0)
+    finally:
+        words.use(ENGLISH)
+    assert sorted(prose("\n".join(lines)) - vocabulary(language) - names_on_the_command_line()) == []
+    assert not [line for line in lines if re.search(r"\b[a-z]+_[a-z]+\b", line)], "a command's name in words"
+
+
+def test_a_replay_tells_the_game_in_the_readers_words_with_suit_symbols(game_log):
+    code, told = spoken("es", "replay", str(game_log))
+    assert code == 0
+    assert "=== Mano 1:" in told and "semillas comprobadas en las manos 1, 2, 3, 4, 5, 6" in told
+    assert "\u2666" in told and not re.search(r"\b(?:10|[2-9AJQK])[CDHS]\b", told), "cards as the live game shows"
+    code, told = spoken("ru", "replay", str(game_log))
+    assert "итоги: место" in told and re.search(r"\d+ событи[йея]; хеш состояния [0-9a-f]{64}", told)
+
+
+TERMINAL = ("cli.", "tell.", "argparse.", "kind.", "contract.", "reason.")   # the keys the terminal says
+TYPED = {"draw", "take", "claim", "down", "lay", "on", "low", "high", "swap", "discard", "help", "quit",
+         "as", "qh", "jk"}   # the moves and cards typed at the terminal, the same in every language (cli.HELP)
+PRODUCTS = {"table", "nats", "jetstream", "json", "jsonl", "kv", "http", "websocket", "api", "asyncapi", "openapi",
+            "prometheus", "url", "lang", "language", "required", "reload"}   # names, environment variables, `code`
+
+
+def test_no_russian_word_of_the_terminal_is_left_in_latin_letters():
+    """Russian leaves no English word behind in Latin letters: only the names a person types or reads as such.
+    (Spanish shares the letters: the faces' test checks it against its catalogue.)"""
+    names = names_on_the_command_line() | TYPED | PRODUCTS
+    latin = {}
+    for key, entry in catalogue("ru").items():
+        if key.startswith(TERMINAL):
+            texts = [entry] if isinstance(entry, str) else list(entry.values())
+            if found := {word for text in texts for word in prose(text) if re.fullmatch(r"[a-z]+", word)} - names:
+                latin[key] = sorted(found)
+    assert latin == {}
 
 
 # --- the web pages ----------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ server's configuration and the files a deployment includes (`zioncheck credentia
     intake      seat commands into their stream,     requests on zc.in.* (the only door for commands),
                 games it lets start into the         the register of games in play
                 register of games in play
-    gateway     requests to the intake               the log (outcomes, bots), views, feed, standings
+    gateway     requests to the intake, games' chat  the log (outcomes, bots), views, feed, standings,
+                (zc.chat.*.*)                        games' chat
     bots        requests to the intake               the log, standings
     platform    requests to the intake               views, feed, scores, standings, refusals:
                                                      by direct get and on what the server republishes
@@ -37,7 +38,9 @@ until the dealer reveals them in the log after the hand. No role but the operato
 create, change, purge or delete a stream (but the table, which purges a game from the register
 of games in play once it is over), and nobody may publish on `zc.live.>` or on
 `zc.cmd.*.timer`: only the server itself republishes there what the log stored, and stores
-there the timeouts the table scheduled.
+there the timeouts the table scheduled. A game's chat (`zc.chat.*.*`, core NATS, never stored) is
+the gateway's alone both ways: the gateway names each line's seat from the seat's token, so no
+other login can say a line as a seat, nor hear one.
 """
 import json
 import os
@@ -52,6 +55,7 @@ from nats.aio.client import Client
 from zioncheck.services.bus import headers
 from zioncheck.services.bus.topology import (
     ANY_GAME,
+    CHAT_SUBJECTS,
     DEFAULT_TENANT,
     FEED,
     INTAKE_GROUP,
@@ -180,7 +184,7 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                            durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
         "intake": _role([SEAT_COMMANDS, OPEN_SUBJECTS], subscribe=[INTAKE_SUBJECTS, *_SERVICE_DISCOVERY], responds=True,
                         gets=[OPEN], partitions=partitions),
-        "gateway": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],
+        "gateway": _role([INTAKE_SUBJECTS, CHAT_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>", CHAT_SUBJECTS],
                          reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
         "bots": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],
                       reads=[*logs, kv_stream(STANDINGS)], partitions=partitions),
@@ -369,6 +373,14 @@ def write_private(path: Path, text: str) -> Path:
     return path
 
 
+class NoLogin(PermissionError):
+    """The credentials folder holds no login for a user a process must log in as."""
+
+    def __init__(self, user: str, folder: Path):
+        super().__init__(f"no credentials for {user!r} in {folder} (zioncheck credentials lists and adds them)")
+        self.user, self.folder = user, folder
+
+
 @dataclass(frozen=True)
 class Access:
     """Where the bus is and which credentials to log in with: everything a connection needs."""
@@ -378,8 +390,7 @@ class Access:
     def login(self, user: str) -> Credential:
         found = read_credentials(self.credentials).get(user)
         if found is None:
-            raise PermissionError(f"no credentials for {user!r} in {self.credentials} "
-                                  f"(zioncheck credentials lists and adds them)")
+            raise NoLogin(user, self.credentials)
         return found
 
     def users(self) -> dict[str, Credential]:

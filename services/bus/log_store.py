@@ -123,9 +123,18 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
     return found, last
 
 
+async def read_some(js: JetStreamContext, stream: str, subject: str, after: int = 0, most: int = DIRECT_BATCH,
+                    timeout: float = 10.0) -> tuple[list[tuple[int, bytes]], int]:
+    """At most `most` messages of `stream` on `subject` after sequence `after`, oldest first, as (sequence,
+    data), and the last one's sequence (`after` when there is none): one batched direct get, a page of a
+    long read. Fewer than `most` means there were no more."""
+    return await _read_stored(js, stream, subject, after, True, timeout, False, most=max(1, min(most, DIRECT_BATCH)))
+
+
 async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: int, sequences: bool,
-                       timeout: float, whole: bool) -> tuple[list, int]:
-    """read_stored's one pass, as the replica that answers holds the stream.
+                       timeout: float, whole: bool, most: int = 0) -> tuple[list, int]:
+    """read_stored's one pass, as the replica that answers holds the stream; with `most`, that many
+    messages at most, in one request.
 
     Batched direct gets (NATS 2.11+, ADR-31): each request is answered by up to DIRECT_BATCH
     messages and a closing `204 EOB` status that names the last sequence sent and how many
@@ -178,14 +187,14 @@ async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: i
     try:
         more = True
         while more:
-            request = {"seq": last + 1, "next_by_subj": subject, "batch": DIRECT_BATCH}
+            request = {"seq": last + 1, "next_by_subj": subject, "batch": most or DIRECT_BATCH}
             if not sequences:
                 request["no_hdr"] = True
             await nc.publish(api, _request_encoder.encode(request), reply=inbox)
-            more = await asyncio.wait_for(done, timeout)
+            more = await asyncio.wait_for(done, timeout) and not most
             done = loop.create_future()
     except NoResponders:
-        return await _read_one_by_one(js, stream, subject, after, whole)
+        return await _read_one_by_one(js, stream, subject, after, whole, most)
     finally:
         _BareMessages.unroute(nc, sub._id)
         await sub.unsubscribe()
@@ -261,18 +270,19 @@ def _awaitable(receive: Callable[[Msg], None]) -> Callable[[Msg], Awaitable[None
 
 
 async def _read_one_by_one(js: JetStreamContext, stream: str, subject: str, after: int,
-                           whole: bool = False) -> tuple[list, int]:
+                           whole: bool = False, most: int = 0) -> tuple[list, int]:
     """No stream, or one made before direct gets were on (until `ensure_topology` turns them on):
-    one get a message, from the stream's leader."""
+    one get a message, from the stream's leader (`most` of them at most, when given)."""
     found: list = []
     last = after
-    while True:
+    while not most or len(found) < most:
         try:
             msg = await js.get_msg(stream, seq=last + 1, subject=subject, next=True)
         except NotFoundError:
             return found, last
         last = msg.seq or last + 1
         found.append(msg if whole else (last, msg.data or b""))
+    return found, last
 
 
 def _stored(msg: Msg, seq: int) -> RawStreamMsg:

@@ -37,6 +37,8 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
                       public in it (stream ZC_FEED, contracts.feed.FeedBatch)
     zc.rejected.<game>  refusals of commands for games that were never started, and those past the
                       fill of refusals a game's log keeps (core NATS, published by the table only)
+    zc.chat.<tenant>.<game>  a game's chat lines among its seats (core NATS, never stored): only the
+                      gateway publishes and hears it, and passes each line to the game's pages
     zc.open.<tenant>.<game>  the register of games in play (stream ZC_OPEN, one message a game): the
                       intake puts a game there before it stores its start (once it has counted the
                       tenant's games there), the table takes it out once it is over; the intake
@@ -261,6 +263,14 @@ OPEN_SUBJECTS = "zc.open.*.*"
 
 def rejected_subject(game: str) -> str:
     return f"zc.rejected.{_tenant_game(game)}"
+
+
+CHAT_SUBJECTS = "zc.chat.*.*"
+
+
+def chat_subject(game: str) -> str:
+    """Where the gateways pass a game's chat lines to each other (core NATS: no stream captures it)."""
+    return f"zc.chat.{_tenant_game(game)}"
 
 
 # What a tenant reads or sends, and the register of games in play, name the game by two tokens after these prefixes.

@@ -1,4 +1,5 @@
-"""The gateway's HTTP routes (Starlette): games, a seat's commands and view, the public view, logs, replays.
+"""The gateway's HTTP routes (Starlette): games, a seat's commands, view and chat, the public view and feed, logs,
+replays.
 
 Opening a game takes a platform key (keys.py); acting for a seat takes its seat token
 (tokens.py). Both are rate-limited (limits.py), and a refused request is never published.
@@ -29,16 +30,25 @@ from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.topology import DEFAULT_TENANT, VIEWS, public_view_key, seat_view_key
 from zioncheck.services.gateway import openapi
+from zioncheck.services.gateway.chat import Chat, checked
 from zioncheck.services.gateway.games import Games
 from zioncheck.services.gateway.keys import HEADER, Keyring
 from zioncheck.services.gateway.limits import Limiter, Limits
 from zioncheck.services.gateway.live import Hubs
-from zioncheck.services.gateway.lobbies import Lobbies, Lobby
+from zioncheck.services.gateway.lobbies import Lobbies, Lobby, SeatTaken
 from zioncheck.services.gateway.problems import HANDLERS, HTTPProblem, json_response, read_json
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.sockets import public_stream, seat_stream
 from zioncheck.services.gateway.tokens import DOMAIN, HOST, HOST_SEAT, TokenRefused, bearer, check_seat, issue, verify
-from zioncheck.services.gateway.wire import LIST_DEFAULT, GameCreated, LobbySeat, LobbyState, NewGame, SeatTicket
+from zioncheck.services.gateway.wire import (
+    LIST_DEFAULT,
+    ChatSay,
+    GameCreated,
+    LobbySeat,
+    LobbyState,
+    NewGame,
+    SeatTicket,
+)
 
 STATIC = Path(__file__).parent / "static"
 PUBLIC_LOBBY = "public lobby"   # the name keyless lobbies are counted under: no key's name holds a space (keys.NAME)
@@ -59,6 +69,7 @@ class Gateway:
     reads: Reads | None = None
     hubs: Hubs | None = None
     lobbies: Lobbies | None = None
+    chat: Chat | None = None
     public_lobby: bool = False   # anyone who reaches the gateway may open a lobby without a platform key
 
     def tenants(self) -> tuple[str, ...]:
@@ -147,6 +158,24 @@ async def lobby_state(request: Request) -> Response:
     return json_response(_lobby_state(gateway, gateway.lobbies.get(game), host=True))
 
 
+async def take_lobby_seat(request: Request) -> Response:
+    """The host's token only: the host plays a person's seat from this browser, unless its link was opened."""
+    gateway: Gateway = request.app.state.gateway
+    game = request.path_params["game"]
+    verify(gateway.secret, bearer(request.headers.get("authorization")), game, domain=HOST)
+    given = request.path_params["seat"]
+    if not given.isdigit() or len(given) > 4:
+        raise HTTPProblem(422, "no_such_seat", f"{given[:20]!r} names no seat: seats are numbered from 0")
+    seat = int(given)
+    try:
+        lobby = gateway.lobbies.take(game, seat)
+    except ValueError as error:
+        raise HTTPProblem(422, "no_such_seat", str(error)) from None
+    except SeatTaken as taken:
+        raise HTTPProblem(409, "seat_taken", str(taken)) from None
+    return json_response(_lobby_state(gateway, lobby, host=True, you=seat))
+
+
 async def start_lobby(request: Request) -> Response:
     """The host's token only: publish the game's StartGame (as POST /games does) and seat its bots."""
     gateway: Gateway = request.app.state.gateway
@@ -194,6 +223,26 @@ async def send_command(request: Request) -> Response:
     except msgspec.ValidationError as error:
         raise HTTPProblem(422, "invalid_command", f"{raw['type']}: {error}") from None
     return json_response(await gateway.games.command(game, command))
+
+
+async def say_in_chat(request: Request) -> Response:
+    """A line of the token's seat in the game's chat: its seat is the token's, its text checked (chat.py)."""
+    gateway: Gateway = request.app.state.gateway
+    game = request.path_params["game"]
+    claims = verify(gateway.secret, bearer(request.headers.get("authorization")), game)
+    said = await read_json(request, ChatSay, "invalid_chat")
+    text = checked(said.text)   # 422 for an empty or long line, before it counts against the seat's rate
+    gateway.limiter.chat_line(game, claims.seat)
+    await gateway.reads.require(game)
+    return json_response(await gateway.chat.say(game, claims.seat, text))
+
+
+async def feed(request: Request) -> Response:
+    """A page of the game's feed, from the start or from where the last page ended."""
+    start = whole_number(request, "from") or 0
+    if start >= 2**63:
+        raise HTTPProblem(400, "bad_parameter", "from is a place in the feed: 0, or the `next` of the last page")
+    return json_response(await request.app.state.gateway.reads.feed(request.path_params["game"], start))
 
 
 async def seat_view(request: Request) -> Response:
@@ -270,8 +319,11 @@ ROUTES = [
     Route("/lobbies", open_lobby, methods=["POST"]),
     Route("/lobbies/{game}", lobby_state),
     Route("/lobbies/{game}/start", start_lobby, methods=["POST"]),
+    Route("/lobbies/{game}/seats/{seat}/take", take_lobby_seat, methods=["POST"]),
     Route("/games/{game}/view", seat_view),
     Route("/games/{game}/public", public_view),
+    Route("/games/{game}/feed", feed),
+    Route("/games/{game}/chat", say_in_chat, methods=["POST"]),
     Route("/games/{game}/log", game_log),
     Route("/games/{game}/replay", replay),
     WebSocketRoute("/games/{game}/view/ws", seat_stream),
@@ -290,9 +342,11 @@ def create_app(gateway: Gateway) -> Starlette:
                               idle_after=gateway.limits.idle_minutes * 60).start()
         gateway.hubs = Hubs(client.js, views)
         gateway.lobbies = Lobbies(gateway.games, keep_for=gateway.limits.idle_minutes * 60)
+        gateway.chat = await Chat(client.nc).start()
         try:
             yield
         finally:
+            await gateway.chat.stop()
             await gateway.hubs.close()
             await gateway.games.stop()
             await client.close()

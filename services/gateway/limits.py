@@ -22,13 +22,16 @@ class Limits:
     command_burst: int = 10           # ...after a first burst of this many
     open_games: int = 50              # games one key may have open (not over, not idle) at a time
     idle_minutes: float = 30          # a game no one has moved for this long is dropped from the gateway's care
+    chat_lines: int = 5               # chat lines one seat may say...
+    chat_seconds: float = 10          # ...in this many seconds (as a bucket: a line back every 2 s)
     tracked: int = 10_000             # keys or seats each limiter remembers
 
     def __post_init__(self):
-        for name in ("games_per_minute", "requests_per_second", "commands_per_second", "idle_minutes"):
+        for name in ("games_per_minute", "requests_per_second", "commands_per_second", "idle_minutes",
+                     "chat_seconds"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name.replace('_', ' ')} must be more than 0, not {getattr(self, name)}")
-        for name in ("command_burst", "open_games", "tracked"):
+        for name in ("command_burst", "open_games", "tracked", "chat_lines"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name.replace('_', ' ')} must be at least 1, not {getattr(self, name)}")
 
@@ -63,13 +66,14 @@ class Buckets:
 
 
 class Limiter:
-    """The gateway's three limits: a key's requests, a key's new games, a seat's commands."""
+    """The gateway's limits: a key's requests, a key's new games, a seat's commands, a seat's chat lines."""
 
     def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic):
         self.limits = limits
         self.requests = Buckets(limits.requests_per_second, 2 * limits.requests_per_second, limits.tracked, clock)
         self.games = Buckets(limits.games_per_minute / 60, max(1.0, limits.games_per_minute), limits.tracked, clock)
         self.commands = Buckets(limits.commands_per_second, limits.command_burst, limits.tracked, clock)
+        self.chat = Buckets(limits.chat_lines / limits.chat_seconds, limits.chat_lines, limits.tracked, clock)
 
     def request(self, key: str) -> None:
         wait = self.requests.take(key)
@@ -89,3 +93,9 @@ class Limiter:
             raise RateLimited("too_many_commands", f"seat {seat} may send {self.limits.commands_per_second:g} commands "
                                                    f"a second after a burst of {self.limits.command_burst}; "
                                                    "this one was not sent", wait)
+
+    def chat_line(self, game: str, seat: int) -> None:
+        wait = self.chat.take((game, seat))
+        if wait:
+            raise RateLimited("too_many_messages", f"seat {seat} may say {self.limits.chat_lines} chat lines in "
+                                                   f"{self.limits.chat_seconds:g} s; this one was not sent", wait)

@@ -4,8 +4,9 @@ Opening a lobby reserves a game id and hands out one link a seat: a person's sea
 carries that seat's token (tokens.py) and admits that seat alone; the host's link
 carries a host token, signed apart (tokens.HOST), which shows every seat link and
 starts the game, and acts for no seat. A seat counts as joined once its link has been
-opened. Starting publishes the StartGame as POST /games does (games.py), under the key
-that opened the lobby, and the lobby is gone: from then on the game is in the log.
+opened, or once the host has taken it to play it (only while no one has opened its link).
+Starting publishes the StartGame as POST /games does (games.py), under the key that opened
+the lobby, and the lobby is gone: from then on the game is in the log.
 
 A lobby lives in this gateway's memory only: it counts toward its key's open games, is
 dropped after `keep_for` seconds unstarted, and is lost if the gateway restarts (its
@@ -29,6 +30,10 @@ class NoLobby(Exception):
     def __init__(self, game: str):
         super().__init__(f"no lobby {game[:64]!r} waits on this gateway: it has started (open its game), "
                          "or was never opened here, or was dropped unstarted")
+
+
+class SeatTaken(Exception):
+    """The host asked for a seat whose link a person has opened already."""
 
 
 @dataclass
@@ -68,6 +73,19 @@ class Lobbies:
         lobby = self.get(game)
         if 0 <= seat < len(lobby.new.seats) and lobby.new.seats[seat] == "person":
             lobby.joined.add(seat)
+        return lobby
+
+    def take(self, game: str, seat: int) -> Lobby:
+        """The host takes a person's seat to play it: ValueError for a seat no person plays, SeatTaken when
+        someone has opened that seat's link already (the host's page offers only seats still free, but a
+        person may open one between two of its looks)."""
+        lobby = self.get(game)
+        if not 0 <= seat < len(lobby.new.seats) or lobby.new.seats[seat] != "person":
+            raise ValueError(f"seat {seat} is no person's seat of this lobby")
+        if seat in lobby.joined:
+            raise SeatTaken(f"seat {seat}'s link has been opened already: someone sits there")
+        lobby.joined.add(seat)
+        log.info("lobby_seat_taken", game=game, seat=seat)
         return lobby
 
     async def start(self, game: str) -> Lobby:

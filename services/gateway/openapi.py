@@ -23,8 +23,13 @@ from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.gateway.limits import Limits
 from zioncheck.services.gateway.problems import MAX_DEPTH
 from zioncheck.services.gateway.wire import (
+    CHAT_LENGTH,
+    FEED_PAGE,
     LIST_DEFAULT,
     LIST_MAX,
+    ChatLine,
+    ChatSay,
+    FeedPage,
     GameCreated,
     GameSummary,
     LobbyState,
@@ -38,8 +43,8 @@ from zioncheck.services.gateway.wire import (
 
 REGENERATE = "zioncheck openapi -o docs/openapi.json"
 SCHEMAS = "#/components/schemas/{name}"
-NAMED = [NewGame, GameCreated, LobbyState, SeatCommand, Outcome, PublicView, SeatView, GameSummary, ReplayStep, Problem,
-         PublicMessage, SeatMessage]
+NAMED = [NewGame, GameCreated, LobbyState, SeatCommand, Outcome, PublicView, SeatView, GameSummary, ReplayStep,
+         FeedPage, ChatSay, ChatLine, Problem, PublicMessage, SeatMessage]
 UNIONS = {SeatCommand: "SeatCommand", PublicMessage: "PublicMessage", SeatMessage: "SeatMessage"}
 
 LIMITS = Limits()
@@ -74,6 +79,12 @@ COMMAND_PROBLEMS = {
     503: "`store_full` or `store_unavailable`: the intake could not store the command (the store is full, or did "
          "not answer); nothing was stored. Try again after Retry-After seconds.",
 }
+CHAT_PROBLEMS = {
+    422: f"`invalid_chat` (the body is not `{{\"text\": ...}}`: it names no seat, nor anything else), `chat_empty` "
+         f"or `chat_too_long` (over {CHAT_LENGTH} characters once its spaces are tidied). Nothing was said.",
+    429: f"`too_many_messages`: a seat may say {LIMITS.chat_lines} lines in {LIMITS.chat_seconds:g} s (defaults). "
+         "The line was not said; try again after Retry-After seconds.",
+}
 RETRY_AFTER = {"Retry-After": {"description": "Seconds until the request would pass.",
                                "schema": {"type": "integer", "minimum": 1}}}
 GAME = {"name": "game", "in": "path", "required": True, "description": "The game id.",
@@ -99,6 +110,10 @@ LANGUAGE = {"name": "language", "in": "path", "required": True, "description": "
 LIMIT = {"name": "limit", "in": "query", "required": False,
          "schema": {"type": "integer", "minimum": 1, "maximum": LIST_MAX, "default": LIST_DEFAULT},
          "description": f"How many games, at most (default {LIST_DEFAULT}, at most {LIST_MAX})."}
+FROM = {"name": "from", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
+        "description": "Where the page starts: 0 (the default) for the feed's first batch, or the last page's `next`."}
+SEAT = {"name": "seat", "in": "path", "required": True, "description": "The seat, from 0.",
+        "schema": {"type": "integer", "minimum": 0}}
 STEP = {"name": "step", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
         "description": "How many log batches to fold (default: all of them)."}
 
@@ -156,6 +171,12 @@ OPS = [
        (200, "With the host's token: every seat's link. With a seat's: no links, and that seat is marked "
              "joined.", "LobbyState"), (401, 403, 404), seat_token=True, host_token=True, params=(GAME,),
        notes=LOBBY_PROBLEMS),
+    Op("post", "/lobbies/{game}/seats/{seat}/take", "takeLobbySeat",
+       "The host takes a person's seat, to play it from the host's browser (the host's token only).",
+       (200, "Taken: the seat counts as joined, and `you` names it.", "LobbyState"), (401, 403, 404, 409, 422),
+       host_token=True, params=(GAME, SEAT),
+       notes=LOBBY_PROBLEMS | {409: "`seat_taken`: someone has opened that seat's link already.",
+                               422: "`no_such_seat`: no person plays that seat."}),
     Op("post", "/lobbies/{game}/start", "startLobby", "Start a lobby's game (the host's token only).",
        (200, "Started: the StartGame is published and the bots seated; the lobby is gone.", "LobbyState"),
        (401, 403, 404, 409, 422), host_token=True, params=(GAME,), notes=LOBBY_PROBLEMS,
@@ -173,6 +194,19 @@ OPS = [
        (200, "The newest view.", "SeatView"), (401, 403, 404, 503), seat_token=True, params=(GAME,)),
     Op("get", "/games/{game}/public", "publicView", "The game as a spectator sees it.",
        (200, "The newest public view.", "PublicView"), (404, 503), params=(GAME,)),
+    Op("get", "/games/{game}/feed", "feed", "A game's feed, every move from its start, a page at a time.",
+       (200, f"Up to {FEED_PAGE} feed batches, oldest first; ask again with `from=next` while `more`.", "FeedPage"),
+       (400, 404), params=(GAME, FROM),
+       description="What a page shows of a game's history before it follows the game live: read the pages, then "
+                   "open the public WebSocket with `?after=` the last batch's `seq`, so that no move is lost or "
+                   "listed twice. Read from the feed's stream in batched direct gets, whether the game is in play "
+                   "or over: the feed names no hidden card."),
+    Op("post", "/games/{game}/chat", "sayInChat", "A line in the game's chat, said by the token's seat.",
+       (200, "Said: the line as every page watching the game gets it (on its public WebSocket).", "ChatLine"),
+       (400, 401, 403, 404, 413, 422, 429), body="ChatSay", seat_token=True, params=(GAME,), notes=CHAT_PROBLEMS,
+       description="The gateway names the line's seat from the token and passes it, as plain text, to the "
+                   "game's seats and watchers; it is never stored, in the game's log or anywhere. A watcher "
+                   "reads the chat and says nothing: only a seat's token says a line."),
     Op("get", "/games/{game}/log", "gameLog", "A finished game's log as JSON lines (one Entry per event).",
        (200, "The log, as `zioncheck export` writes it.", None), (404, 409), params=(GAME,),
        media="application/x-ndjson"),
@@ -180,8 +214,9 @@ OPS = [
        (200, "The view at that step, and the public side of that step's batch.", "ReplayStep"),
        (400, 404, 409), params=(GAME, STEP)),
     Op("get", "/games/{game}/public/ws", "publicStream", "WebSocket: the public view, then every change.",
-       (101, "Switching Protocols. Frames are PublicMessage: the newest view, the latest feed batches, then "
-             "each new view and feed batch. Closes 4404 for an unknown game, 1013 for a client that lags.",
+       (101, "Switching Protocols. Frames are PublicMessage: the newest view, the latest feed batches, the "
+             "chat's last lines, then each new view, feed batch and chat line. Closes 4404 for an unknown game, "
+             "1013 for a client that lags.",
         "PublicMessage"), params=(GAME, AFTER)),
     Op("get", "/games/{game}/view/ws", "seatStream", "WebSocket: the seat's view, then every change.",
        (101, "Switching Protocols. Frames are SeatMessage. Closes 4401 or 4403 when the token does not "

@@ -12,10 +12,14 @@
 | 409 | game_in_play | a game's log or replay before the game is over |
 | 409 | too_many_open_games | the platform key holds as many open games as a key may |
 | 409 | game_not_in_play | the game is over, or not started yet (the intake stored nothing) |
+| 409 | seat_taken | the host takes a lobby's seat whose link someone has opened |
 | 413 | body_too_large | a body over MAX_BODY bytes |
 | 422 | too_deeply_nested | arrays and objects nested deeper than MAX_DEPTH (found before decoding) |
 | 422 | invalid_game, invalid_command, unknown_command, start_refused | JSON, but not what the route takes |
+| 422 | invalid_chat, chat_empty, chat_too_long | a chat line not `{"text": ...}`, saying nothing, or too long |
+| 422 | no_such_seat | the host takes a lobby's seat that no person plays |
 | 429 | too_many_requests, too_many_new_games, too_many_commands | over a rate limit (with Retry-After) |
+| 429 | too_many_messages | a seat over its rate of chat lines (with Retry-After) |
 | 503 | no_view_yet | the projector has not written the view |
 | 503 | store_full, store_unavailable | the intake could not store the command: the store is full, or did not answer |
 | 504 | no_answer | the table did not decide a command in time (it stays queued) |
@@ -31,6 +35,7 @@ from starlette.responses import Response
 
 from zioncheck.client import CommandRefused
 from zioncheck.contracts.log import json_depth
+from zioncheck.services.gateway.chat import ChatRefused
 from zioncheck.services.gateway.games import StartRefused, TooManyOpen
 from zioncheck.services.gateway.keys import HEADER, KeyRefused
 from zioncheck.services.gateway.limits import RateLimited
@@ -111,6 +116,10 @@ async def _key(request: Request, exc: KeyRefused) -> Response:
     return problem(exc.status, exc.error, exc.detail, {"WWW-Authenticate": f'{HEADER} realm="zioncheck"'})
 
 
+async def _chat(request: Request, exc: ChatRefused) -> Response:
+    return problem(422, exc.error, exc.detail)
+
+
 async def _limited(request: Request, exc: RateLimited) -> Response:
     return problem(429, exc.error, exc.detail, {"Retry-After": str(exc.retry_after)})
 
@@ -155,4 +164,4 @@ async def _mapped(request: Request, exc: Exception) -> Response:
 
 
 HANDLERS = {HTTPProblem: _problem, TokenRefused: _token, KeyRefused: _key, RateLimited: _limited,
-            HTTPException: _http, CommandRefused: _intake} | dict.fromkeys(MAPPED, _mapped)
+            HTTPException: _http, CommandRefused: _intake, ChatRefused: _chat} | dict.fromkeys(MAPPED, _mapped)

@@ -1,6 +1,7 @@
-"""The gateway's reading side: views from KV zc_views, the list of games, finished games' logs and replays.
+"""The gateway's reading side: views from KV zc_views, the list of games, a game's feed, finished games' logs and
+replays.
 
-Nothing here reads the log of a game in play: its views are what people see of it. A
+Nothing here reads the log of a game in play: its views and its feed are what people see of it. A
 finished game's log is public (its seeds are revealed too), and its replay is the
 public view folded from it step by step (domain.views), never the log itself.
 """
@@ -13,12 +14,29 @@ from nats.js.errors import NotFoundError
 from nats.js.kv import KeyValue
 
 from zioncheck.contracts.events import HandDealt
+from zioncheck.contracts.feed import decode_feed_batch
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
-from zioncheck.services.bus.log_store import last_message, read_batches
-from zioncheck.services.bus.topology import DEFAULT_TENANT, game_of, public_view_key, tenant_of, valid_game_key
+from zioncheck.services.bus.log_store import last_message, read_batches, read_some
+from zioncheck.services.bus.topology import (
+    DEFAULT_TENANT,
+    FEED,
+    feed_subject,
+    game_of,
+    public_view_key,
+    tenant_of,
+    valid_game_key,
+)
 from zioncheck.services.bus.view_store import recent_public_views
-from zioncheck.services.gateway.wire import LIST_DEFAULT, LIST_MAX, GameStatus, GameSummary, ReplayStep
+from zioncheck.services.gateway.wire import (
+    FEED_PAGE,
+    LIST_DEFAULT,
+    LIST_MAX,
+    FeedPage,
+    GameStatus,
+    GameSummary,
+    ReplayStep,
+)
 
 IN_PLAY = ("the game is in play, and its log holds the cards of every hand: it is served once the game is over "
            "(watch it live on its public WebSocket)")
@@ -104,6 +122,17 @@ class Reads:
             raise ValueError(f"limit must be 1..{LIST_MAX}, not {limit}")
         found = await recent_public_views(self.js, limit, self.tenants[0] if len(self.tenants) == 1 else "*")
         return [_summary(msg) for msg in found if tenant_of(game_of(msg.subject))[0] in self.tenants][:limit]
+
+    async def feed(self, game: str, after: int = 0, most: int = FEED_PAGE) -> FeedPage:
+        """Up to `most` of the game's feed batches, oldest first, stored after `after` (a place in the feed's
+        stream: 0, or a page's `next`), read in one batched direct get; GameNotFound for no game."""
+        await self.require(game)
+        found, last = await read_some(self.js, FEED, feed_subject(game), after, most)
+        batches = []
+        for _, data in found:
+            with contextlib.suppress(msgspec.DecodeError):   # the projector wrote it: never expected
+                batches.append(decode_feed_batch(data))
+        return FeedPage(game_id=game, batches=batches, next=last, more=len(found) >= most)
 
     async def finished_log(self, game: str) -> bytes:
         """A finished game's log as JSON lines; InPlay while it is in play."""

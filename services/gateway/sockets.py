@@ -1,4 +1,4 @@
-"""The WebSocket endpoints: a game's public stream, and a seat's own view.
+"""The WebSocket endpoints: a game's public stream (its view, feed and chat), and a seat's own view.
 
 Both only send: a client may send `{"type": "ping"}` (answered with `{"kind": "pong"}`)
 and nothing else. The server accepts every handshake and then closes with a code and
@@ -58,9 +58,11 @@ async def public_stream(websocket: WebSocket) -> None:
         return await _close(websocket, close)
     spectator = Spectator(gateway.backlog)
     hub = await gateway.hubs.join(game, spectator, after)
+    gateway.chat.join(game, spectator)   # the game's last chat lines, then each new one
     try:
         await pump(websocket, spectator)
     finally:
+        gateway.chat.leave(game, spectator)
         await gateway.hubs.leave(hub, spectator)
 
 

@@ -131,6 +131,46 @@ class ReplayStep(msgspec.Struct, frozen=True):
     hands: dict[int, int] = {}
 
 
+# GET /games/{id}/feed answers at most FEED_PAGE feed batches a request; a page asks again from `next`.
+FEED_PAGE = 250
+
+
+class FeedPage(msgspec.Struct, frozen=True, kw_only=True):
+    """GET /games/{id}/feed?from=N: a game's feed batches, oldest first, from where the last page ended.
+
+    A page has at most 250 batches; `more` says another page may follow, asked for with `from=next`.
+    `next` is a place in the feed's stream, to be passed back as it is. A batch's `seq` is its log
+    batch's number; a page that follows a rebuilt feed may repeat a seq already seen: drop it.
+    """
+    game_id: str
+    batches: list[FeedBatch]
+    next: int
+    more: bool
+
+
+# A chat line holds at most CHAT_LENGTH characters (after its spaces are tidied).
+CHAT_LENGTH = 200
+
+
+class ChatSay(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """POST /games/{id}/chat: one line for the game's chat. Who says it is the token's seat: the body
+    names no one (a body with another field is refused)."""
+    text: str
+
+
+class ChatLine(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a game's chat, as the gateway passes it on: `seat` is the seat whose token sent it,
+    set by the gateway; `text` is plain text, to be shown as text (never as HTML). `id` tells a line
+    seen twice (after a reconnect) from a new one; `at` is when the gateway took it, in seconds since
+    the epoch. Never stored: a line lives in the pages that heard it and in the gateways' memory of
+    each game's last few lines."""
+    id: str
+    game_id: str
+    seat: int
+    text: str
+    at: float
+
+
 class Problem(msgspec.Struct, frozen=True):
     """Every 4xx and 5xx: a code a program can test and a sentence a person can read."""
     error: str
@@ -152,9 +192,15 @@ class FeedUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="feed"):
     batch: FeedBatch
 
 
+class ChatUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="chat"):
+    """On /public/ws: a line of the game's chat; on joining, the game's last few lines first. A line
+    whose `id` the client has seen is a repeat."""
+    line: ChatLine
+
+
 class Pong(msgspec.Struct, frozen=True, tag_field="kind", tag="pong"):
     """The answer to a client's {"type": "ping"}, the only frame a client may send."""
 
 
-PublicMessage = PublicUpdate | FeedUpdate | Pong
+PublicMessage = PublicUpdate | FeedUpdate | ChatUpdate | Pong
 SeatMessage = SeatUpdate | Pong

@@ -147,6 +147,7 @@ async def test_json_nested_30000_deep_is_422_on_every_route_that_reads_json_and_
     deep_object = b'{"type": "discard", "card": ' + b'{"a":' * 10_000 + b"1" + b"}" * 10_001
     refused(await http.post(f"/games/{game}/commands", content=deep_object, headers=bearer(seat0)), 422,
             "too_deeply_nested")
+    refused(await http.post(f"/games/{game}/chat", content=DEEP, headers=bearer(seat0)), 422, "too_deeply_nested")
     assert len(await stored_commands(client, game)) == before
     assert await games_stored(client) == {game}
 
@@ -170,4 +171,6 @@ async def test_a_body_over_64_kib_is_413_on_every_route_that_reads_json(http, cl
     big = b"[" + b"1," * 40_000 + b"1]"
     refused(await http.post("/games", content=big, headers=PLATFORM), 413, "body_too_large")
     refused(await http.post(f"/games/{follower.game}/commands", content=big, headers=bearer(seat0)), 413,
+            "body_too_large")
+    refused(await http.post(f"/games/{follower.game}/chat", content=big, headers=bearer(seat0)), 413,
             "body_too_large")

@@ -57,6 +57,23 @@ async def test_a_lobby_gives_a_link_per_person_seat_shows_who_joined_and_starts_
     assert view.json()["seat"] == 0 and len(view.json()["cards"]) >= 10
 
 
+async def test_the_host_takes_a_free_persons_seat_but_never_one_whose_link_someone_opened(http):
+    lobby = (await http.post("/lobbies", json=SEATS, headers=PLATFORM)).json()
+    game, host = lobby["game_id"], host_of(lobby)
+    await http.get(f"/lobbies/{game}", headers=bearer(token_of(lobby["seats"][2]["link"])))   # someone sits at 2
+    taken = await http.post(f"/lobbies/{game}/seats/2/take", headers=bearer(host))
+    assert (taken.status_code, taken.json()["error"]) == (409, "seat_taken")
+    mine = await http.post(f"/lobbies/{game}/seats/0/take", headers=bearer(host))
+    assert mine.status_code == 200 and mine.json()["you"] == 0
+    assert [s["joined"] for s in mine.json()["seats"]] == [True, False, True]
+    assert (await http.post(f"/lobbies/{game}/seats/0/take", headers=bearer(host))).json()["error"] == "seat_taken"
+    for seat in ("1", "3", "x"):   # a bot's, past the table, not a number
+        wrong = await http.post(f"/lobbies/{game}/seats/{seat}/take", headers=bearer(host))
+        assert (wrong.status_code, wrong.json()["error"]) == (422, "no_such_seat"), seat
+    as_seat = await http.post(f"/lobbies/{game}/seats/0/take", headers=bearer(token_of(lobby["seats"][0]["link"])))
+    assert (as_seat.status_code, as_seat.json()["error"]) == (401, "token_forged"), "a seat's link takes no seat"
+
+
 async def test_a_seat_link_admits_its_seat_only_and_never_starts_or_shows_the_lobby_as_its_host(http):
     lobby = (await http.post("/lobbies", json=SEATS, headers=PLATFORM)).json()
     game, host = lobby["game_id"], host_of(lobby)

@@ -29,7 +29,7 @@ async def test_a_stored_game_replays_from_jetstream_and_from_its_export_to_the_l
     assert game in listed.stdout and "over" in listed.stdout
     from_stream = zioncheck("replay", game, *nats_server.cli_args)
     assert f"state hash {live}" in from_stream.stdout
-    assert "seeds verified for hands [1, 2, 3, 4, 5, 6]" in from_stream.stdout
+    assert "seeds verified for hands 1, 2, 3, 4, 5, 6" in from_stream.stdout
     exported = tmp_path / f"{game}.jsonl"
     assert zioncheck("export", game, "-o", str(exported), *nats_server.cli_args).returncode == 0
     assert f"state hash {live}" in zioncheck("replay", str(exported)).stdout
@@ -39,3 +39,7 @@ def test_replay_of_an_unknown_game_says_so_in_one_line(nats_server):
     result = zioncheck("replay", "no-such-game", *nats_server.cli_args)
     assert result.returncode == 2
     assert "no game 'no-such-game' is stored" in result.stderr
+    result = zioncheck("--lang", "ru", "replay", "no-such-game", *nats_server.cli_args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == ["zioncheck replay: игры «no-such-game» нет в хранилище "
+                                          "(zioncheck games перечисляет игры)"]

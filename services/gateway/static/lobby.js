@@ -39,15 +39,29 @@ function seatRow(seat) {
     const take = el("button", { type: "button", class: "quiet take", text: W.takeSeat });
     take.addEventListener("click", () => takeSeat(seat));
     parts.push(el("span", { class: "badge", text: seat.joined ? W.joinedMark : W.notJoinedYet }), input, copy,
-      mine ? "" : take);
+      mine || seat.joined ? "" : take);   // a seat someone has joined is theirs
   }
   return el("li", { "data-seat": seat.seat, class: seat.joined ? "joined" : "" }, parts);
 }
 
+// The host plays this seat from this browser; the gateway says no if its link was opened meanwhile.
 async function takeSeat(seat) {
-  localStorage.setItem(SEAT_STORE, tokenOf(seat.link));
-  localStorage.setItem(MINE, String(seat.seat));
-  await fetch(`/lobbies/${encodeURIComponent(game)}`, { headers: { Authorization: `Bearer ${tokenOf(seat.link)}` } });
+  $("error").textContent = "";
+  let response;
+  try {
+    response = await fetch(`/lobbies/${encodeURIComponent(game)}/seats/${seat.seat}/take`, {
+      method: "POST", headers: { Authorization: `Bearer ${token}` } });
+  } catch {
+    $("error").textContent = W.cannotReach;
+    return;
+  }
+  if (response.ok) {
+    localStorage.setItem(SEAT_STORE, tokenOf(seat.link));
+    localStorage.setItem(MINE, String(seat.seat));
+  } else {
+    const body = await response.json();
+    $("error").textContent = response.status === 409 ? W.seatTaken(seat.seat) : body.detail;
+  }
   refresh();
 }
 

@@ -3,25 +3,27 @@
 // (localStorage, per game) and taken out of the address, so a reload is back in the seat and the address
 // bar shows no token. Before the game starts it waits in the lobby (GET /lobbies/{id}).
 //
-// The seat's view comes over /games/{id}/view/ws, the moves over /games/{id}/public/ws; after a dropped
-// connection both resume with ?after= the last seq seen, so no move is lost or listed twice.
-import { card, el, narrate } from "./cards.js";
-import { JOKER, arrangeRun, runEnds, sortHand, swapsJoker } from "./moves.js";
+// The seat's view comes over /games/{id}/view/ws; every move of the game is read from its feed (history.js),
+// then comes over /games/{id}/public/ws with the chat (chat.js); after a dropped connection both resume with
+// ?after= the last seq seen, so no move is lost or listed twice. The hand's order is the seat's own (arrange.js).
+import { Arrangement, markPicked, wireArrangement } from "./arrange.js";
+import { card, el } from "./cards.js";
+import { chatLine, startChat } from "./chat.js";
+import { lastListed, listBatch, loadHistory, markLast } from "./history.js";
+import { JOKER, arrangeRun, runEnds, swapsJoker } from "./moves.js";
 import { drawTable, scores, status } from "./table.js";
 import { WORDS as W } from "./words.js";
 
 const game = decodeURIComponent(location.pathname.split("/").pop());
 const $ = (id) => document.getElementById(id);
 const STORE = `zioncheck.seat.${game}`;
-const MOVES_KEPT = 200;
 
 let token = null;
 let seat = null;
 let view = null;            // the newest SeatView
 let shownSeq = -1;
-let fedSeq = -1;            // the newest feed batch listed; -1: none yet (the first connection takes the latest)
 let over = false;
-let byRank = false;
+let arrangement = null;     // the seat's order of its hand
 let selected = new Set();   // indices into view.cards
 let slots = null;           // going down: one list of indices into view.cards per meld of the contract
 let target = null;          // a meld tapped with one card picked: {owner, index}
@@ -78,6 +80,7 @@ function draw() {
   if (!view) return;
   const p = pub();
   drawTable($("table"), p);
+  markLast($("table"));
   $("table").dataset.applied = p.applied;
   const mine = document.querySelector(`.seat[data-seat="${seat}"]`);
   if (mine) {
@@ -102,7 +105,7 @@ function draw() {
 
 function drawHand() {
   const used = inSlots();
-  const order = sortHand(view.cards, byRank).filter((i) => !used.has(i));
+  const order = arrangement.order(view.cards, pub().hand).filter((i) => !used.has(i));
   $("hand").replaceChildren(...order.map((i) => {
     const node = card(view.cards[i]);
     node.dataset.i = i;
@@ -113,8 +116,9 @@ function drawHand() {
     if (drawn() && i === view.cards.length - 1) node.classList.add("fresh");   // the card this turn drew
     return node;
   }));
+  markPicked($("hand"), arrangement, view.cards);
   $("hand-count").textContent = W.cards(view.cards.length);
-  $("sort").textContent = byRank ? W.sortBySuit : W.sortByRank;
+  $("sort").textContent = arrangement.sortsByRank() ? W.sortByRank : W.sortBySuit;
 }
 
 function slotKinds() {
@@ -270,7 +274,9 @@ function wire() {
     const kinds = slotKinds();
     send({ type: "go_down", melds: slots.map((indices, k) => slotCards(kinds[k], indices)) });
   });
-  $("sort").addEventListener("click", () => { byRank = !byRank; draw(); });
+  $("sort").addEventListener("click", () => { arrangement.sort(); draw(); });
+  wireArrangement({ box: $("hand"), button: $("move-cards"), hint: $("move-hint") }, arrangement,
+    () => ({ cards: view.cards, hand: pub().hand }), draw);
   for (const id of ["hand", "slots"]) {   // a card or a box picked with the keyboard as with a tap
     $(id).addEventListener("keydown", (event) => {
       if ((event.key === "Enter" || event.key === " ") && event.target.matches("[role=button]")) {
@@ -290,15 +296,6 @@ function onView(next) {
   view = next;
   over = next.public.game_over;
   draw();
-}
-
-function appendMoves(batch) {
-  if (batch.seq <= fedSeq) return;
-  fedSeq = batch.seq;
-  const list = $("moves");
-  for (const item of batch.items) list.append(el("li", { "data-seq": batch.seq }, narrate(item)));
-  while (list.children.length > MOVES_KEPT) list.firstElementChild.remove();
-  list.scrollTop = list.scrollHeight;
 }
 
 const socketUrl = (path) => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
@@ -324,11 +321,12 @@ function connectSeat() {
 }
 
 function connectFeed() {
-  const after = fedSeq >= 0 ? `?after=${fedSeq}` : "";
+  const after = lastListed() >= 0 ? `?after=${lastListed()}` : "";
   const socket = new WebSocket(socketUrl(`/games/${encodeURIComponent(game)}/public/ws${after}`));
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
-    if (message.kind === "feed") appendMoves(message.batch);
+    if (message.kind === "feed" && listBatch($("moves"), message.batch)) markLast($("table"));
+    else if (message.kind === "chat") chatLine(message.line);
   };
   socket.onclose = (event) => { if (!over && event.code !== 4404) setTimeout(connectFeed, 1000); };
 }
@@ -347,7 +345,8 @@ async function waitForStart() {
     $("waiting").hidden = true;
     $("playing").hidden = false;
     connectSeat();
-    connectFeed();
+    startChat(game, { token, seat });
+    loadHistory(game, $("moves")).then(() => { markLast($("table")); connectFeed(); });
     return;
   }
   const body = await response.json();
@@ -371,6 +370,7 @@ if (!token) {
   refuseSeat(W.noSeatToken);
 } else {
   seat = seatOf(token);
+  arrangement = new Arrangement(game, seat);
   document.title = W.playTitle(game, seat);
   $("me-name").textContent = W.you(seat);
   $("status").textContent = W.connecting;

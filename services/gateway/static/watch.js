@@ -1,6 +1,9 @@
 // One game, live over /games/{id}/public/ws; once it is over, a replay of its log batches: a slider,
-// a play button with a speed, and a jump to the deal of any hand.
+// a play button with a speed, and a jump to the deal of any hand. Every move from the game's start is read
+// from its feed first (history.js); the chat of its seats is read here too (chat.js).
 import { el, narrate } from "./cards.js";
+import { chatLine, startChat } from "./chat.js";
+import { lastListed, listBatch, loadHistory, markLast } from "./history.js";
 import { drawTable, scores, status } from "./table.js";
 import { WORDS as W } from "./words.js";
 
@@ -10,7 +13,6 @@ const MOVES_KEPT = 200;
 const SPEEDS = [["\u00bc\u00d7", 1000], ["\u00bd\u00d7", 500], ["1\u00d7", 250], ["2\u00d7", 125], ["4\u00d7", 60]];
 const SPEED = "250";        // milliseconds a replay step stays on the table, to begin with
 let shownSeq = -1;          // the newest view drawn (views carry `seq`: never draw an older one)
-let fedSeq = 0;             // the newest feed batch listed
 let finished = false;       // the game is over: nothing new will come, and the page says so
 let replaying = false;      // the slider, not the live stream, is what the table shows
 let replaySteps = null;
@@ -20,16 +22,17 @@ let playing = null;         // the timer of a replay playing on its own
 
 function show(view) {
   drawTable($("table"), view);
+  markLast($("table"));
   $("status").textContent = status(view);
   $("scores").replaceChildren(scores(view));
 }
 
 function listMoves(batch) {
-  if (batch.seq <= fedSeq || replaying) return;  // a repeat, or the replay owns the list
-  fedSeq = batch.seq;
-  appendMoves(batch);
+  if (replaying) return;   // the replay owns the list
+  if (listBatch($("moves"), batch)) markLast($("table"));
 }
 
+// A replay step's moves (the live list is history.js's).
 function appendMoves(batch) {
   const list = $("moves");
   for (const item of batch.items) list.append(el("li", { "data-seq": batch.seq }, narrate(item)));
@@ -50,19 +53,21 @@ function onView(view) {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const after = fedSeq > 0 ? `?after=${fedSeq}` : "";   // back after a drop: every move since, none twice
+  const after = lastListed() > 0 ? `?after=${lastListed()}` : "";   // every move since those listed, none twice
   const socket = new WebSocket(`${scheme}://${location.host}/games/${encodeURIComponent(game)}/public/ws${after}`);
   socket.onopen = () => { $("connection").textContent = finished ? W.finished : W.live; };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.kind === "view") onView(message.view);
     else if (message.kind === "feed") listMoves(message.batch);
+    else if (message.kind === "chat") chatLine(message.line);
   };
   socket.onclose = (event) => {
-    if (event.code === 4404) {
+    if (event.code === 4404) {   // said once, in the status: no table, moves or chat wait for a game never stored
       $("status").textContent = W.noSuchGame(game);
       $("status").classList.add("error");
       $("connection").textContent = "";
+      for (const part of document.querySelectorAll("#table, #replay, .panels")) part.hidden = true;
       return;
     }
     if (finished) return;   // a finished game has nothing more to send
@@ -139,4 +144,5 @@ async function offerReplay() {
 $("game-id").textContent = game;
 $("status").textContent = W.connecting;
 document.title = `Zioncheck: ${game}`;
-connect();
+startChat(game);
+loadHistory(game, $("moves")).then(() => { markLast($("table")); connect(); });
