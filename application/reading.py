@@ -16,6 +16,8 @@ from zioncheck.contracts.commands import (
     AbandonGame,
     Command,
     Deal,
+    EndPause,
+    ReleaseWindow,
     Reshuffle,
     RevealSeed,
     StartGame,
@@ -28,11 +30,12 @@ from zioncheck.domain.decide import rejection
 from zioncheck.domain.refusal import refusal_of
 
 DEALER_ONLY = (Deal, Reshuffle, RevealSeed)
-TIMER_ONLY = (TurnTimeout, AbandonGame)
+TIMER_ONLY = (TurnTimeout, AbandonGame, ReleaseWindow, EndPause)
 WRONG_ORIGIN = {
-    PLAY: "only the dealer deals, reshuffles and reveals seeds, and only the game's timer times out",
+    PLAY: "only the dealer deals, reshuffles and reveals seeds, and only the game's timer times out, "
+          "releases a held window or ends a pause",
     DEALER: "the dealer's subject carries only deals, reshuffles and seed reveals",
-    TIMER: "the timer's subject carries only timeouts",
+    TIMER: "the timer's subject carries only timeouts, window releases and pause ends",
 }
 
 

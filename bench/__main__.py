@@ -23,6 +23,7 @@ BENCHMARKS = {
     "timers": "bench.timers",
     "listing": "bench.listing",
     "chaos": "bench.chaos",
+    "hold": "bench.claim_hold",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison")
 

@@ -277,7 +277,8 @@ MESSAGES = [
             (DEALER_ID,), name="DealerCommand"),
     Message("scheduleTimeout", TimerCommand, "The timeout the server delivers when the deadline comes.",
             (SCHEDULE, SCHEDULE_TARGET), name="TimerCommand"),
-    Message("receiveTimeout", TimerCommand, "A turn's timeout (R19) or a game's abandonment (R21).",
+    Message("receiveTimeout", TimerCommand, "A turn's timeout (R19), a game's abandonment (R21), a held window's "
+            "release (R22) or a pause's end (R23).",
             (SCHEDULER,), name="TimerCommand"),
     Message("receiveLog", Batch, "The events one command caused, appended atomically.",
             (LOG_ID, LOG_GUARD, LOG_GUARD_SUBJECT, LOG_NUMBER)),

@@ -7,6 +7,7 @@ from zioncheck.contracts import events as ev
 from zioncheck.contracts.languages import ENGLISH, catalogue, contract
 from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState
+from zioncheck.domain.going_out import pausing
 from zioncheck.domain.hands import CONTRACTS
 from zioncheck.domain.seats import left_of_dealer
 
@@ -80,7 +81,11 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
         case ev.HandEnded():
             ended = (say("tell.hand_won", hand=event.hand, seat=event.winner) if event.winner is not None
                      else say("tell.hand_dry", hand=event.hand))
-            return [ended, table_lines(state, face), score_line(event)]
+            shown = [say("tell.hand_shown", seat=seat, cards=" ".join(map(face, cards)))   # R15: face up at scoring
+                     for seat, cards in enumerate(event.hands) if cards]
+            waits = pausing(state) and state.limits.pause_seconds and state.present(hide_draws_from or 0)
+            hint = [say("tell.ready_hint")] if hide_draws_from is not None and waits else []   # R23, to the person
+            return [ended, table_lines(state, face), *shown, score_line(event), *hint]
         case ev.SeedRevealed():
             return ["  " + say("tell.seed_revealed", hand=event.hand, seed=event.seed[:16])]
         case ev.GameEnded():
@@ -93,6 +98,10 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
             return [say("tell.seat_back", seat=event.seat)]
         case ev.GameAbandoned():
             return ["", say("tell.game_abandoned", hand=event.hand)]
+        case ev.SeatReady():
+            return [say("tell.seat_ready", seat=event.seat)]
+        case ev.PauseEnded() if event.why != "nobody":
+            return [say("tell.pause_ended", hand=event.hand)]
         case ev.Rejected():
             mine = hide_draws_from is None or event.seat == hide_draws_from
             why = (explain_refusal(event.reason, event.detail, words.language) if mine

@@ -11,9 +11,11 @@ from zioncheck.contracts.commands import (
     DrawStock,
     GoDown,
     LayOff,
+    Ready,
     SwapJoker,
     TakeDiscard,
 )
+from zioncheck.contracts.views import SeatMoves
 
 
 class NotAMove(ValueError):
@@ -32,6 +34,8 @@ def parse(line: str, seat: int) -> Command:
         return TakeDiscard(seat=seat)
     if verb in ("claim", "c"):
         return ClaimDiscard(seat=seat)
+    if verb in ("ready", "r"):
+        return Ready(seat=seat)
     if verb in ("discard", "x"):
         return Discard(seat=seat, card=_one_card(rest, "discard 7C"))
     if verb == "down":
@@ -98,4 +102,27 @@ def spell(command: Command) -> str:
                 f" {command.end}" if command.end else "")
         case SwapJoker():
             return f"swap {command.card} on {meld(command.target)}"
+        case Ready():
+            return "ready"
     raise TypeError(f"no spelling for {command!r}")
+
+
+def offered(moves: SeatMoves, seat: int) -> list[Command]:
+    """The commands a seat's moves (SeatView.moves, worked out by the rules) offer it now: each one the
+    table accepts."""
+    commands: list[Command] = [DrawStock(seat=seat)] * moves.draw_stock + [TakeDiscard(seat=seat)] * moves.take_discard
+    commands += [ClaimDiscard(seat=seat)] * moves.claim
+    if moves.go_down:
+        commands.append(GoDown(seat=seat, melds=moves.go_down))
+    commands += [LayOff(seat=seat, target=(m.owner, m.index), card=m.card, end=m.end) for m in moves.lay_off]
+    commands += [SwapJoker(seat=seat, target=(m.owner, m.index), card=m.card) for m in moves.swap_joker]
+    commands += [Discard(seat=seat, card=card) for card in moves.discard]
+    return commands + [Ready(seat=seat)] * moves.ready
+
+
+def typed_moves(moves: SeatMoves, seat: int) -> list[str]:
+    """The lines that ask for what a seat may do now, its discards in one (`discard 7C|QH`)."""
+    typed = [spell(command) for command in offered(moves, seat) if not isinstance(command, Discard)]
+    if moves.discard:
+        typed.insert(len(typed) - moves.ready, "discard " + "|".join(moves.discard))
+    return typed

@@ -6,18 +6,23 @@ import os
 import sys
 from dataclasses import dataclass
 
+import msgspec
+
 from zioncheck.bots import NAMES
 from zioncheck.cli import words
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import Limits, StartGame
+from zioncheck.contracts.commands import STARTER, Limits, StartGame
+from zioncheck.contracts.events import GameStarted
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import LIMIT_BOUNDS
 from zioncheck.services import observability
+from zioncheck.services.bots.service import BotsService
 
 PACE = LIMIT_BOUNDS["bot_seconds"]   # the bots' pause before each move: the bounds the table keeps
 PORTS = (0, 65535)
+DEFAULT_LIMITS = Limits()   # a game's clock as StartGame sets it (R19-R23)
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 
@@ -37,16 +42,24 @@ class Opened:
 
 
 async def start_game(client: GameClient, follower: Follower, game: str, players: int,
-                     seats: list[str] | None = None, pace: float = 0.0, opened: Opened | None = None) -> None:
-    """Open the game, the bots service playing the seats `seats` gives a bot (at `pace` seconds a
-    move), or fail in one line with the table's reason. `opened` is marked once the table has started it."""
-    start = StartGame(game_id=game, players=players, seats=seats or [], limits=Limits(bot_seconds=pace))
+                     seats: list[str] | None = None, pace: float = 0.0, seed: int | None = None,
+                     opened: Opened | None = None, limits: Limits = DEFAULT_LIMITS) -> BotsService:
+    """Open the game and play the seats `seats` gives a bot (at `pace` seconds a move) in this
+    program, the game's start saying so (no bots service sits down at them); or fail in one line
+    with the table's reason. `opened` is marked once the table has started it; `limits`, the game's
+    clock (R19-R23). Returns the bots, to stop once the game is over."""
+    start = StartGame(game_id=game, players=players, seats=seats or [], bots_by=STARTER,
+                      limits=msgspec.structs.replace(limits, bot_seconds=pace))
     started = await client.play(follower, start)
     if refused := refusal_of(started):
         why = explain_refusal(refused.reason, refused.detail, words.language)
         raise CommandFailed(words.START_REFUSED.format(why=why), 1)
     if opened is not None:
         opened.started = True
+    bots = BotsService(client.nc, client.js, seed=seed)
+    if isinstance(started[0], GameStarted):
+        bots.play(game, started[0])
+    return bots
 
 
 def replay_hint(game: str) -> str:

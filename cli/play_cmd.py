@@ -5,8 +5,9 @@ import threading
 
 from zioncheck.cli import words
 from zioncheck.cli.live import Face, counts, letters, narrate, table_lines
-from zioncheck.cli.moves import NotAMove, parse
+from zioncheck.cli.moves import NotAMove, parse, typed_moves
 from zioncheck.cli.options import (
+    DEFAULT_LIMITS,
     CommandFailed,
     Opened,
     add_bus,
@@ -20,18 +21,19 @@ from zioncheck.cli.options import (
 )
 from zioncheck.cli.terminal import Terminal
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import PERSON, Command, LayOff, SwapJoker
+from zioncheck.contracts.commands import PERSON, Command, LayOff, Limits, SwapJoker
 from zioncheck.contracts.events import Discarded, HandDealt, Rejected
 from zioncheck.contracts.languages import contract
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.cards import RANK_VALUE, SUITS, rank, suit
+from zioncheck.domain.legal import legal_moves
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.topology import new_game_id
 from zioncheck.services.observability import configure_logging
-from zioncheck.services.wiring import SERVICES, Services
+from zioncheck.services.wiring import HOUSE, Services
 
 
 def add(sub) -> None:
@@ -68,7 +70,7 @@ async def _run(access: Access, seat: int, names: list[str], pace: float, lines: 
                game: Opened) -> GameState:
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
-    services = await Services().start(SERVICES, access)
+    services = await Services().start(HOUSE, access)
     try:
         return await session(access, seat, names, pace, lines, out, game.id, opened=game)
     finally:
@@ -82,19 +84,22 @@ def _read_stdin(loop, lines: asyncio.Queue) -> None:
 
 
 async def session(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue, out: Terminal,
-                  game: str | None = None, opened: Opened | None = None) -> GameState:
-    """One game: the person's typed lines for `seat`, bots for the others, told on `out`. Returns the state
-    when the game is over or the person quits (`quit`, or the end of their input).
+                  game: str | None = None, opened: Opened | None = None, limits: Limits = DEFAULT_LIMITS) -> GameState:
+    """One game: the person's typed lines for `seat`, bots for the others, told on `out`, its clock
+    `limits` (R19-R23). Returns the state when the game is over or the person quits (`quit`, or the end
+    of their input).
 
-    The bots service plays the other seats; this logs in as the bots' role to follow the log. `opened` is
-    marked once the table has started the game."""
+    This program plays the other seats (no bots service sits down at them); it logs in as the bots'
+    role to follow the log. `opened` is marked once the table has started the game."""
     client = await GameClient.connect(access, "bots")
     game = game or new_game_id("play")
     follower = await client.follow(game)
     tasks: list[asyncio.Task] = []
+    bots = None
     try:
         seats = [PERSON if s == seat else name for s, name in enumerate(names)]
-        await start_game(client, follower, game, len(names), seats=seats, pace=pace, opened=opened)
+        bots = await start_game(client, follower, game, len(names), seats=seats, pace=pace, opened=opened,
+                                limits=limits)
         out.say(words.WELCOME.format(seat=seat, game=game))
         shown = asyncio.create_task(_show(follower, seat, out))
         over = asyncio.create_task(follower.wait_until(lambda f: f.state.game_over, timeout=None))
@@ -110,8 +115,9 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
             if line is None or line.lower() in ("quit", "q"):
                 break
             out.heard()
-            if line.lower() in ("help", "h", "?"):
-                out.reply(words.HELP)
+            if line.lower() in ("help", "h", "?"):   # the moves, then what this seat may type now
+                out.reply(words.HELP + "\n" + words.MAY_NOW.format(moves=" | ".join(typed_moves(
+                    legal_moves(follower.state, seat), seat)) or words.NOTHING_NOW))
                 continue
             try:
                 command = parse(line, seat)
@@ -124,6 +130,8 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
     finally:
         for task in tasks:
             task.cancel()
+        if bots is not None:
+            await bots.stop()
         await follower.stop()
         await client.close()
 

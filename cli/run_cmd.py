@@ -25,7 +25,7 @@ from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.topology import new_game_id
 from zioncheck.services.observability import configure_logging
-from zioncheck.services.wiring import SERVICES, Services
+from zioncheck.services.wiring import HOUSE, Services
 
 
 def add(sub) -> None:
@@ -58,13 +58,14 @@ def main(args) -> int:
 
 
 async def _play(access: Access, names: list[str], pace: float, seed: int | None, game: Opened) -> None:
-    services = await Services().start(SERVICES, access)
-    services.by_name["bots"].seed = seed   # the bots service plays every seat
+    services = await Services().start(HOUSE, access)
     client = await GameClient.connect(access, "bots")
     follower = await client.follow(game.id)
     shown = asyncio.create_task(_show(follower, face_for(sys.stdout)))
-    try:
-        await start_game(client, follower, game.id, len(names), seats=names, pace=pace, opened=game)
+    bots = None
+    try:   # this program plays every seat; a bots service on the same server does not sit down
+        bots = await start_game(client, follower, game.id, len(names), seats=names, pace=pace, seed=seed,
+                                opened=game)
         await follower.wait_until(lambda f: f.state.game_over, timeout=None)
         await follower.wait_until(lambda f: all(f.state.seeds))  # the dealer reveals the last hand's seed
         await shown
@@ -72,6 +73,8 @@ async def _play(access: Access, names: list[str], pace: float, seed: int | None,
         print(words.LIVE_STATE_HASH.format(hash=state_hash(follower.state)))
     finally:
         shown.cancel()
+        if bots is not None:
+            await bots.stop()
         await follower.stop()
         await client.close()
         await services.stop()

@@ -10,7 +10,7 @@ from zioncheck.cli.options import CommandFailed
 from zioncheck.domain.views import Projection, advance, project
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
-from zioncheck.services.bus.log_store import read_batches, stored_games
+from zioncheck.services.bus.log_store import read_stamped, stored_games
 from zioncheck.services.bus.topology import FEED, VIEWS, ensure_topology, feed_subject, public_view_key, seat_view_key
 from zioncheck.services.bus.view_store import publish_feed, write_views
 
@@ -30,10 +30,11 @@ async def rebuild(js: JetStreamContext, games: list[str] | None = None, feed: bo
     done: dict[str, int] = {}
     names = games if games else list(await stored_games(js))
     for game in names:
-        batches = [batch for _, batch in await read_batches(js, game)]
-        if not batches:
+        stamped = await read_stamped(js, game)
+        if not stamped:
             raise CommandFailed(words.NO_SUCH_GAME.format(game=game))
-        projection = project(batches)
+        batches = [batch for batch, _ in stamped]
+        projection = project(batches, (due for _, due in stamped))
         await write_views(kv, game, projection, {})
         if feed:
             await js.purge_stream(FEED, subject=feed_subject(game))

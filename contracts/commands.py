@@ -4,7 +4,7 @@ The wire form is JSON with a `type` tag; the seven player commands are those of
 docs/scenarios.md. Cards travel as strings and are checked by the rules (R2), so a
 malformed card is a rejection (`bad_command`), not a decode error.
 """
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
@@ -21,6 +21,11 @@ ORIGINS: tuple[str, ...] = (PLAY, DEALER, TIMER)
 # Who sits in a seat (StartGame.seats): a person, or one of the house's bots by name.
 PERSON = "person"
 BOT_NAMES: tuple[str, ...] = ("greedy", "random")
+# Who plays a game's bot seats (StartGame.bots_by): the house's bots service, or the program that
+# started the game (`zioncheck run` and `play` seat their own bots). Only that one sits down.
+BotsBy = Literal["service", "starter"]
+SERVICE: Final[BotsBy] = "service"
+STARTER: Final[BotsBy] = "starter"
 
 # Bounds checked before a command is decoded: no real command comes near them.
 MAX_COMMAND_BYTES = 16 * 1024
@@ -34,7 +39,8 @@ class Command(msgspec.Struct, tag_field="type", frozen=True, kw_only=True):
 # --- the game's own lifecycle -------------------------------------------------
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True):
-    """A game's clock (R19-R21): how long a turn may take, when a seat counts as gone.
+    """A game's clock (R19-R23): how long a turn may take, when a seat counts as gone, how long a
+    discard waits for a person's claim before a bot draws, and the pause between hands.
 
     The bounds are in domain/timers.py (LIMIT_BOUNDS); a start outside them is refused.
     """
@@ -42,6 +48,8 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     idle_turns: int = 2          # R20: turns in a row timed out before a bot keeps the seat
     abandon_seconds: int = 600   # R21: how long a game with no person left waits for one
     bot_seconds: float = 0.0     # the house bots' pause before each move (a pace to watch them by)
+    claim_seconds: float = 3.0   # R22: a discard a person may claim waits this long before a bot draws
+    pause_seconds: int = 10      # R23: the pause after a hand, unless every person says ready sooner
 
 
 class StartGame(Command, tag="start_game", frozen=True):
@@ -49,8 +57,9 @@ class StartGame(Command, tag="start_game", frozen=True):
 
     `first_hand` > 1 starts a game at a later contract (scenarios, practice);
     `stacked` means the caller deals every hand, not the dealer service.
-    `seats` names who sits in each seat, PERSON or a bot of BOT_NAMES (the bots service
-    plays those); empty, every seat is a person's. `limits` is the game's clock (R19-R21).
+    `seats` names who sits in each seat, PERSON or a bot of BOT_NAMES; empty, every seat is a
+    person's. `bots_by` says who plays the bot seats: the house's bots service, or the program that
+    starts the game (nothing else sits down). `limits` is the game's clock (R19-R23).
     """
     game_id: str
     players: int
@@ -60,6 +69,7 @@ class StartGame(Command, tag="start_game", frozen=True):
     stacked: bool = False
     seats: list[str] = []
     limits: Limits = msgspec.field(default_factory=Limits)
+    bots_by: BotsBy = SERVICE
 
 
 class Deal(Command, tag="deal", frozen=True):
@@ -108,6 +118,18 @@ class AbandonGame(Command, tag="abandon_game", frozen=True):
     presence: int
 
 
+class ReleaseWindow(Command, tag="release_window", frozen=True):
+    """R22: the claim window of turn `turn` of hand `hand` has been held for people its
+    `claim_seconds`: a bot may draw now."""
+    hand: int
+    turn: int
+
+
+class EndPause(Command, tag="end_pause", frozen=True):
+    """R23: the pause after hand `hand` ran its `pause_seconds`: the next hand may be dealt."""
+    hand: int
+
+
 # --- a seat's moves (docs/scenarios.md) --------------------------------------------
 
 class DrawStock(Command, tag="draw_stock", frozen=True):
@@ -152,7 +174,12 @@ class Discard(Command, tag="discard", frozen=True):
     card: str
 
 
-SeatCommand = DrawStock | TakeDiscard | ClaimDiscard | GoDown | LayOff | SwapJoker | Discard
+class Ready(Command, tag="ready", frozen=True):
+    """R23: the seat's person has seen the hand's end and is ready for the next one."""
+    seat: int
+
+
+SeatCommand = DrawStock | TakeDiscard | ClaimDiscard | GoDown | LayOff | SwapJoker | Discard | Ready
 DealerCommand = Deal | Reshuffle | RevealSeed
-TimerCommand = TurnTimeout | AbandonGame
+TimerCommand = TurnTimeout | AbandonGame | ReleaseWindow | EndPause
 AnyCommand = StartGame | DealerCommand | TimerCommand | SeatCommand

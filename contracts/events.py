@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from zioncheck.contracts.commands import End, Limits
+from zioncheck.contracts.commands import SERVICE, BotsBy, End, Limits
 from zioncheck.contracts.reasons import Reason
 
 MeldKind = Literal["set", "run"]
@@ -33,6 +33,7 @@ class GameStarted(Event, tag="game_started", frozen=True):
     stacked: bool = False
     seats: list[str] = []        # who sits where: "person" or a bot's name; empty, persons all
     limits: Limits = msgspec.field(default_factory=Limits)
+    bots_by: BotsBy = SERVICE    # who plays the bot seats: the bots service, or the game's starter
 
 
 class HandDealt(Event, tag="hand_dealt", frozen=True):
@@ -117,12 +118,14 @@ class Discarded(Event, tag="discarded", frozen=True):
 
 
 class HandEnded(Event, tag="hand_ended", frozen=True):
-    """R15, R16: `winner` is None when the stock ran dry. `totals` run over the game."""
+    """R15, R16: `winner` is None when the stock ran dry. `totals` run over the game. `hands`: the
+    cards each seat had left, shown at scoring (empty in logs written before they were)."""
     hand: int
     winner: int | None
     scores: list[int]
     stuck: list[int]
     totals: list[int]
+    hands: list[list[str]] = []
 
 
 class GameEnded(Event, tag="game_ended", frozen=True):
@@ -156,6 +159,24 @@ class GameAbandoned(Event, tag="game_abandoned", frozen=True):
     mid_hand: bool = False
 
 
+class WindowReleased(Event, tag="window_released", frozen=True):
+    """R22: the claim window held for people on turn `turn` of hand `hand` is held no longer."""
+    hand: int
+    turn: int
+
+
+class SeatReady(Event, tag="seat_ready", frozen=True):
+    """R23: the person in `seat` is ready for the next hand."""
+    seat: int
+
+
+class PauseEnded(Event, tag="pause_ended", frozen=True):
+    """R23: the pause after hand `hand` is over and the dealer deals the next: its time ran out
+    (`timer`), every person said ready (`ready`), or no person was there to wait for (`nobody`)."""
+    hand: int
+    why: Literal["timer", "ready", "nobody"]
+
+
 class Rejected(Event, tag="rejected", frozen=True):
     """R18: a command that changed nothing, with its reason and a sentence for people."""
     seat: int | None
@@ -168,5 +189,5 @@ AnyEvent = (
     GameStarted | HandDealt | StockReshuffled | SeedRevealed | StockDrawn | StockExhausted
     | DiscardTaken | DiscardClaimed | ClaimWon | ClaimFailed | WentDown | LaidOff
     | JokerSwapped | Discarded | HandEnded | GameEnded | TurnTimedOut | SeatIdle | SeatBack
-    | GameAbandoned | Rejected
+    | GameAbandoned | WindowReleased | SeatReady | PauseEnded | Rejected
 )

@@ -112,11 +112,13 @@ class PublicDiscarded(Public, tag="discarded", frozen=True):
 
 
 class PublicHandEnded(Public, tag="hand_ended", frozen=True):
+    """R15: the hand's scores, and every seat's cards left, as shown at scoring."""
     hand: int
     winner: int | None
     scores: list[int]
     stuck: list[int]
     totals: list[int]
+    hands: list[list[str]] = []
 
 
 class PublicGameEnded(Public, tag="game_ended", frozen=True):
@@ -146,11 +148,29 @@ class PublicGameAbandoned(Public, tag="game_abandoned", frozen=True):
     mid_hand: bool = False
 
 
+class PublicWindowReleased(Public, tag="window_released", frozen=True):
+    """R22: the claim window held for people is released: a bot may draw."""
+    hand: int
+    turn: int
+
+
+class PublicSeatReady(Public, tag="seat_ready", frozen=True):
+    """R23: a person is ready for the next hand."""
+    seat: int
+
+
+class PublicPauseEnded(Public, tag="pause_ended", frozen=True):
+    """R23: the pause after a hand is over; the next hand is dealt."""
+    hand: int
+    why: Literal["timer", "ready", "nobody"]
+
+
 FeedItem = (
     PublicGameStarted | PublicHandDealt | PublicStockReshuffled | PublicSeedRevealed | PublicStockDrawn
     | PublicStockExhausted | PublicDiscardTaken | PublicDiscardClaimed | PublicClaimWon | PublicClaimFailed
     | PublicWentDown | PublicLaidOff | PublicJokerSwapped | PublicDiscarded | PublicHandEnded | PublicGameEnded
-    | PublicTurnTimedOut | PublicSeatIdle | PublicSeatBack | PublicGameAbandoned
+    | PublicTurnTimedOut | PublicSeatIdle | PublicSeatBack | PublicGameAbandoned | PublicWindowReleased
+    | PublicSeatReady | PublicPauseEnded
 )
 
 

@@ -20,6 +20,8 @@ Reason = Literal[
     "already_down", "not_down", "card_not_in_hand", "no_such_meld", "invalid_meld",
     "contract_not_met", "joker_in_set", "no_joker_to_swap", "cannot_lay_off",
     "ambiguous_end", "must_keep_discard",
+    # R22: a bot's draw while a discard waits for a person's claim; R23: a ready out of the pause.
+    "window_held", "not_paused", "already_ready",
     # A timer the table scheduled, come after the turn or absence it was for ended (R19, R21).
     "timer_stale",
     # Not a player's reason: the table reshuffles (R16) before passing such a draw on.

@@ -96,7 +96,8 @@ class SeatMoves(msgspec.Struct, frozen=True, kw_only=True):
     (R11a). `go_down`: melds that meet the hand's contract, one arrangement of the seat's cards
     (R12, R12a, R15); empty when the seat may not go down now or its cards meet no contract.
     `lay_off`: every card and meld end it may lay off (R13). `swap_joker`: every joker it may take
-    back (R14). `discard`: the cards it may discard, each once (R9).
+    back (R14). `discard`: the cards it may discard, each once (R9). `ready`: between hands, that it
+    is ready for the next (R23).
     """
     draw_stock: bool = False
     take_discard: bool = False
@@ -105,6 +106,7 @@ class SeatMoves(msgspec.Struct, frozen=True, kw_only=True):
     lay_off: list[LayOffMove] = []
     swap_joker: list[JokerSwapMove] = []
     discard: list[str] = []
+    ready: bool = False
 
 
 class PublicView(msgspec.Struct, frozen=True, kw_only=True):
@@ -145,6 +147,14 @@ class PublicView(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[str] = []
     idle: list[int] = []
     abandoned: bool = False
+    # R19-R23: the deadline running now ("turn", "claim" for a window held for people, "pause" between
+    # hands, "abandon" for a game no person is at; "" for none) and when it falls, in seconds since the
+    # epoch by the table's clock (None when not known, as in a view rebuilt without the log's headers).
+    due: Literal["", "turn", "claim", "pause", "abandon"] = ""
+    due_at: float | None = None
+    held: bool = False                 # R22: the top discard waits for a person's claim before a bot draws
+    ready: list[int] = []              # R23: the seats ready for the next hand
+    revealed: list[list[str]] = []     # R15, R23: every seat's cards left, once a hand has ended
     v: int = 1
 
 
@@ -154,12 +164,14 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     `seq` repeats `public.seq` so the key orders like the public one. `refusals` are the
     seat's latest refused commands (at most 8), oldest first: a command of the seat whose
     ack seq is at most `public.applied` was refused if one of them has that seq as `cause`.
+    `moves` is what the seat may do now (domain/legal.py): a page offers those and no other.
     """
     seq: int
     seat: int
     cards: list[str]
     refusals: list[SeatRefusal] = []
     public: PublicView
+    moves: SeatMoves = SeatMoves()   # what the seat may do now, each move one the table accepts
     v: int = 1
 
 

@@ -1,4 +1,5 @@
-"""R11a: out-of-turn claims on the top discard, and how their window closes."""
+"""R11a: out-of-turn claims on the top discard, and how their window closes; R22: a window held
+open for people before a bot draws."""
 from collections.abc import Iterable
 
 from zioncheck.contracts.commands import ClaimDiscard
@@ -48,3 +49,13 @@ def outcomes_on_take(state: GameState) -> list[ClaimFailed]:
     if not state.window_open or top is None:
         return []
     return [ClaimFailed(seat=seat, card=top, why="turn_player_took") for seat in state.claims]
+
+
+def held(state: GameState) -> bool:
+    """R22: the open window waits for a person's claim: a bot has the turn and has not drawn, a person
+    at the table other than the discarder may claim, and the window's `claim_seconds` have not run."""
+    if not state.window_open or state.released or state.hand_over or state.drawn or state.game_over:
+        return False
+    if not state.limits.claim_seconds or state.present(state.turn):
+        return False
+    return any(state.present(seat) for seat in range(state.players) if seat not in (state.turn, state.top_discarder))

@@ -15,7 +15,7 @@ from zioncheck.domain.joker_swap import swap_joker
 from zioncheck.domain.laying_off import lay_off
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.state import GameState
-from zioncheck.domain.timers import abandon_game, back, turn_timeout
+from zioncheck.domain.timers import abandon_game, back, end_pause, ready, release_window, turn_timeout
 
 C = TypeVar("C", bound=cmd.Command)
 Decider = Callable[[GameState, Any], list[AnyEvent]]   # takes the command type it is listed under
@@ -33,6 +33,7 @@ DECIDERS: dict[type[cmd.Command], Decider] = dict([
     _for(cmd.ClaimDiscard, claim), _for(cmd.GoDown, go_down), _for(cmd.LayOff, lay_off),
     _for(cmd.SwapJoker, swap_joker), _for(cmd.Discard, discard),
     _for(cmd.TurnTimeout, turn_timeout), _for(cmd.AbandonGame, abandon_game),
+    _for(cmd.ReleaseWindow, release_window), _for(cmd.EndPause, end_pause), _for(cmd.Ready, ready),
 ])
 
 

@@ -1,7 +1,7 @@
 """R9 and R10: the turn's draw, from the stock or the discard pile; R16 a dry stock."""
 from zioncheck.contracts.commands import DrawStock, TakeDiscard
 from zioncheck.contracts.events import AnyEvent, DiscardTaken, StockDrawn, StockExhausted
-from zioncheck.domain.claims import outcomes_on_stock_draw, outcomes_on_take
+from zioncheck.domain.claims import held, outcomes_on_stock_draw, outcomes_on_take
 from zioncheck.domain.evolve import fold
 from zioncheck.domain.gates import own_turn, seat_in_play
 from zioncheck.domain.going_out import end_of_hand
@@ -31,6 +31,7 @@ def take_discard(state: GameState, command: TakeDiscard) -> list[AnyEvent]:
         raise Refused("no_discard", "the discard pile is empty")
     if state.drawn:
         raise Refused("already_drew", "this turn's card is already drawn (R10)")
+    _not_held(state, seat)
     return [DiscardTaken(seat=seat, card=top), *outcomes_on_take(state)]
 
 
@@ -49,3 +50,11 @@ def _may_draw(state: GameState, seat: int) -> None:
     own_turn(state, seat)
     if state.drawn:
         raise Refused("already_drew", "this turn's card is already drawn (R10)")
+    _not_held(state, seat)
+
+
+def _not_held(state: GameState, seat: int) -> None:
+    """R22: a bot seat draws only once the window held for people is released; a person draws at once."""
+    if held(state) and not state.person(seat):
+        raise Refused("window_held", f"seat {state.top_discarder}'s discard waits "
+                                     f"{state.limits.claim_seconds:g} s for a person's claim (R22)")

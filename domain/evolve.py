@@ -32,7 +32,7 @@ def _game_started(s: GameState, e: ev.GameStarted) -> GameState:
     return GameState(game_id=e.game_id, players=e.players, decks=e.decks, first_dealer=e.dealer,
                      dealer=e.dealer, hand=e.first_hand - 1, totals=(0,) * e.players,
                      seats=tuple(e.seats) or (PERSON,) * e.players, limits=e.limits,
-                     timeouts=(0,) * e.players, idle=(False,) * e.players)
+                     timeouts=(0,) * e.players, idle=(False,) * e.players, stacked=e.stacked)
 
 
 def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
@@ -41,7 +41,7 @@ def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
         s, hand=e.hand, dealer=e.dealer, hands=tuple(tuple(h) for h in e.hands), stock=tuple(e.stock),
         discard=tuple(e.discard), discarders=(None,) * len(e.discard), window_open=False, claims=(), table=(),
         down=(False,) * n, turn=left_of_dealer(e.dealer, n), drawn=False, extra_turn=True, hand_over=False,
-        winner=None, scores=None, stuck=(), reshuffles=0,
+        winner=None, scores=None, stuck=(), reshuffles=0, released=False, ready=(), pause_over=False,
         commitments=s.commitments + (e.commitment,), seeds=s.seeds + ("",), turn_no=s.turn_no + 1,
     )
 
@@ -120,7 +120,7 @@ def _joker_swapped(s: GameState, e: ev.JokerSwapped) -> GameState:
 def _discarded(s: GameState, e: ev.Discarded) -> GameState:
     hand = played(s.hands[e.seat], [e.card])
     common = dict(hands=replace_at(s.hands, e.seat, hand), discard=s.discard + (e.card,),
-                  discarders=s.discarders + (e.seat,), window_open=True, claims=(), drawn=False)
+                  discarders=s.discarders + (e.seat,), window_open=True, claims=(), drawn=False, released=False)
     if not hand:  # R15: went out; the hand ends at once, so the turn stays
         return replace(s, **common)
     if s.extra_turn:  # R11: the first player plays a second turn at once
@@ -154,6 +154,19 @@ def _game_abandoned(s: GameState, e: ev.GameAbandoned) -> GameState:
     return replace(s, abandoned=True, hand_over=True, window_open=False)
 
 
+def _window_released(s: GameState, e: ev.WindowReleased) -> GameState:
+    return replace(s, released=True)
+
+
+def _seat_ready(s: GameState, e: ev.SeatReady) -> GameState:
+    ready = s.ready or (False,) * s.players
+    return replace(s, ready=replace_at(ready, e.seat, True))
+
+
+def _pause_ended(s: GameState, e: ev.PauseEnded) -> GameState:
+    return replace(s, pause_over=True)
+
+
 def _for(kind: type[E], evolver: Callable[[GameState, E], GameState]) -> tuple[type[ev.Event], Evolver]:
     """One entry of EVOLVERS; the type checker sees that `evolver` takes a `kind`."""
     return kind, evolver
@@ -169,5 +182,6 @@ EVOLVERS: dict[type[ev.Event], Evolver] = dict([
     _for(ev.LaidOff, _laid_off), _for(ev.JokerSwapped, _joker_swapped), _for(ev.Discarded, _discarded),
     _for(ev.HandEnded, _hand_ended), _for(ev.GameEnded, _game_ended), _for(ev.Rejected, _unchanged),
     _for(ev.TurnTimedOut, _turn_timed_out), _for(ev.SeatIdle, _seat_idle), _for(ev.SeatBack, _seat_back),
-    _for(ev.GameAbandoned, _game_abandoned),
+    _for(ev.GameAbandoned, _game_abandoned), _for(ev.WindowReleased, _window_released),
+    _for(ev.SeatReady, _seat_ready), _for(ev.PauseEnded, _pause_ended),
 ])

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TypeVar
 
-from zioncheck.contracts.commands import ClaimDiscard, Command, DrawStock, TakeDiscard
+from zioncheck.contracts.commands import ClaimDiscard, Command, DrawStock, Ready, TakeDiscard
 from zioncheck.contracts.events import AnyEvent
 from zioncheck.contracts.views import JokerSwapMove, LayOffMove, SeatMoves
 from zioncheck.domain.cards import JOKER, card_at, rank
@@ -22,6 +22,7 @@ from zioncheck.domain.joker_swap import stands_for
 from zioncheck.domain.laying_off import fitting_ends
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.state import GameState, PlacedMeld
+from zioncheck.domain.timers import ready
 
 C = TypeVar("C", bound=Command)
 
@@ -29,10 +30,11 @@ C = TypeVar("C", bound=Command)
 def legal_moves(state: GameState, seat: int) -> SeatMoves:
     """What `seat` may do now (R9-R15, R18): each move listed is one `decide` accepts.
 
-    A seat with no hand in play (an unknown seat, a game over, between hands) may do nothing.
+    A seat with no hand in play (an unknown seat, a game over, between hands) may do nothing, but say
+    it is ready for the next hand while the game pauses after one (R23).
     """
     if not _passes(seat_in_play, state, seat):
-        return SeatMoves()
+        return SeatMoves(ready=_accepted(ready, state, Ready(seat=seat)))
     hand = state.hands[seat]
     turn = seat == state.turn   # R18 not_your_turn: the steps of a turn are the turn seat's alone
     step = turn and state.drawn   # R9: between the turn's draw and its discard (after_the_draw)

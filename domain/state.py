@@ -74,6 +74,10 @@ class GameState(msgspec.Struct, frozen=True):
     idle: tuple[bool, ...] = ()          # R20: a bot keeps the seat until its person is back
     presence: int = 0                    # R21: seats gone idle or come back so far
     abandoned: bool = False              # R21: ended with no person at the table
+    stacked: bool = False                # the starter deals every hand, not the dealer service
+    released: bool = False               # R22: the open window is held for people no longer
+    ready: tuple[bool, ...] = ()         # R23: persons ready for the next hand
+    pause_over: bool = False             # R23: the next hand may be dealt
 
     @property
     def started(self) -> bool:
@@ -82,6 +86,10 @@ class GameState(msgspec.Struct, frozen=True):
     def person(self, seat: int) -> bool:
         """Whether a person (not one of the house's bots) sits in `seat`."""
         return seat < len(self.seats) and self.seats[seat] == PERSON
+
+    def present(self, seat: int) -> bool:
+        """Whether a person sits in `seat` and is at the table, not away (R20)."""
+        return self.person(seat) and not (seat < len(self.idle) and self.idle[seat])
 
     @property
     def top(self) -> str | None:

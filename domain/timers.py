@@ -1,4 +1,5 @@
-"""R19-R21, service rules rather than card rules: a turn's deadline, idle seats, abandoned games.
+"""R19-R23, service rules rather than card rules: a turn's deadline, idle seats, abandoned games, a
+claim window held for people, the pause between hands.
 
 No clock here. `deadline` says which timer should run after a state and for how many
 seconds; the table service reads the clock and asks the server to deliver the timer's
@@ -16,15 +17,29 @@ from zioncheck.contracts.commands import (
     Command,
     Discard,
     DrawStock,
+    EndPause,
     GoDown,
     LayOff,
     Limits,
+    Ready,
+    ReleaseWindow,
     SwapJoker,
     TakeDiscard,
     TurnTimeout,
 )
-from zioncheck.contracts.events import AnyEvent, GameAbandoned, GameEnded, SeatBack, SeatIdle, TurnTimedOut
-from zioncheck.domain.going_out import game_winners
+from zioncheck.contracts.events import (
+    AnyEvent,
+    GameAbandoned,
+    GameEnded,
+    PauseEnded,
+    SeatBack,
+    SeatIdle,
+    SeatReady,
+    TurnTimedOut,
+    WindowReleased,
+)
+from zioncheck.domain.claims import held
+from zioncheck.domain.going_out import game_winners, pausing
 from zioncheck.domain.refusal import Refused, refusal_of
 from zioncheck.domain.state import GameState
 
@@ -34,10 +49,12 @@ LIMIT_BOUNDS: dict[str, tuple[float, float]] = {
     "idle_turns": (1, 20),
     "abandon_seconds": (60, 7 * 24 * 3600),
     "bot_seconds": (0, 10),
+    "claim_seconds": (0, 30),
+    "pause_seconds": (0, 120),
 }
 # R20: an idle seat's turn is the bot's at once; the second leaves its person a moment to come back.
 IDLE_SEAT_SECONDS = 1.0
-SEAT_COMMANDS = (DrawStock, TakeDiscard, ClaimDiscard, GoDown, LayOff, SwapJoker, Discard)
+SEAT_COMMANDS = (DrawStock, TakeDiscard, ClaimDiscard, GoDown, LayOff, SwapJoker, Discard, Ready)
 
 
 def check_limits(limits: Limits) -> None:
@@ -70,6 +87,8 @@ def turn_timeout(state: GameState, command: TurnTimeout) -> list[AnyEvent]:
     if state.game_over or state.hand_over or (command.hand, command.turn) != (state.hand, state.turn_no):
         raise Refused("timer_stale", f"turn {command.turn} of hand {command.hand} is over "
                                      f"(now turn {state.turn_no} of hand {state.hand})")
+    if held(state):   # R22: its window still waits for a claim (no such timer is set meanwhile)
+        raise Refused("timer_stale", f"turn {command.turn} waits on its claim window")
     seat = state.turn
     events: list[AnyEvent] = [TurnTimedOut(seat=seat, hand=state.hand, turn=state.turn_no)]
     if state.person(seat) and not state.idle[seat] and state.timeouts[seat] + 1 >= state.limits.idle_turns:
@@ -87,12 +106,47 @@ def abandon_game(state: GameState, command: AbandonGame) -> list[AnyEvent]:
             GameEnded(totals=totals, winners=game_winners(totals))]
 
 
+def release_window(state: GameState, command: ReleaseWindow) -> list[AnyEvent]:
+    """R22: the window has waited its `claim_seconds` for a person's claim: the bot may draw."""
+    if not held(state) or (command.hand, command.turn) != (state.hand, state.turn_no):
+        raise Refused("timer_stale", f"the window of turn {command.turn} of hand {command.hand} is not held")
+    return [WindowReleased(hand=command.hand, turn=command.turn)]
+
+
+def end_pause(state: GameState, command: EndPause) -> list[AnyEvent]:
+    """R23: the pause after the hand ran its `pause_seconds`: the next hand may be dealt."""
+    if not pausing(state) or command.hand != state.hand:
+        raise Refused("timer_stale", f"no pause after hand {command.hand} is running")
+    return [PauseEnded(hand=command.hand, why="timer")]
+
+
+def ready(state: GameState, command: Ready) -> list[AnyEvent]:
+    """R23: a person ready for the next hand; once every person at the table is, the pause ends."""
+    seat = command.seat
+    if not 0 <= seat < state.players:
+        raise Refused("unknown_seat", f"no seat {seat} at a table of {state.players}")
+    if state.game_over:
+        raise Refused("game_over", "the game is over")
+    if not pausing(state):
+        raise Refused("not_paused", "a hand is in play" if not state.hand_over else "the next hand is being dealt")
+    if state.ready and state.ready[seat]:
+        raise Refused("already_ready", f"seat {seat} is ready already")
+    events: list[AnyEvent] = [SeatReady(seat=seat)]
+    ready_now = state.ready or (False,) * state.players
+    if all(ready_now[s] for s in range(state.players) if s != seat and state.present(s)):
+        events.append(PauseEnded(hand=state.hand, why="ready"))
+    return events
+
+
 def back(state: GameState, command: Command, events: list[AnyEvent]) -> list[AnyEvent]:
-    """R20: a seat's own accepted command brings its person back: the seat is theirs again."""
+    """R20: a seat's own accepted command brings its person back: the seat is theirs again (and a hand
+    it ends pauses for them, R23)."""
     if not isinstance(command, SEAT_COMMANDS) or refusal_of(events) is not None:
         return events
     seat = command.seat
     if state.idle[seat] or (state.person(seat) and state.timeouts[seat]):
+        if state.idle[seat]:
+            events = [e for e in events if not (isinstance(e, PauseEnded) and e.why == "nobody")]
         return [SeatBack(seat=seat), *events]
     return events
 
@@ -101,16 +155,18 @@ def back(state: GameState, command: Command, events: list[AnyEvent]) -> list[Any
 class Deadline:
     """The timer a state calls for: its command, delivered `seconds` after the state began."""
     seconds: float
-    command: TurnTimeout | AbandonGame
+    command: TurnTimeout | AbandonGame | ReleaseWindow | EndPause
 
 
 def deadline(state: GameState) -> Deadline | None:
-    """The one timer that should run after `state` (R19, R20, R21); None while nothing waits on a seat."""
+    """The one timer that should run after `state` (R19-R23); None while nothing waits on a seat."""
     if not state.started or state.game_over:
         return None
     if nobody_left(state):
         return Deadline(float(state.limits.abandon_seconds), AbandonGame(presence=state.presence))
     if state.hand_over:
-        return None
+        return Deadline(float(state.limits.pause_seconds), EndPause(hand=state.hand)) if pausing(state) else None
+    if held(state):
+        return Deadline(float(state.limits.claim_seconds), ReleaseWindow(hand=state.hand, turn=state.turn_no))
     seconds = IDLE_SEAT_SECONDS if state.idle[state.turn] else float(state.limits.turn_seconds)
     return Deadline(seconds, TurnTimeout(hand=state.hand, turn=state.turn_no))

@@ -116,6 +116,7 @@ SPECS = (
                 lambda nc, js: BotsService(nc, js), (), (BOT_GAMES,)),
 )
 SERVICES = tuple(spec.name for spec in SPECS)
+HOUSE = tuple(name for name in SERVICES if name != "bots")   # what runs a game whose starter plays its bots
 BY_NAME = {spec.name: spec for spec in SPECS}
 
 

@@ -394,7 +394,7 @@ def test_a_replay_tells_the_game_in_the_readers_words_with_suit_symbols(game_log
 
 
 TERMINAL = ("cli.", "tell.", "argparse.", "kind.", "contract.", "reason.")   # the keys the terminal says
-TYPED = {"draw", "take", "claim", "down", "lay", "on", "low", "high", "swap", "discard", "help", "quit",
+TYPED = {"draw", "take", "claim", "down", "lay", "on", "low", "high", "swap", "discard", "ready", "help", "quit",
          "as", "qh", "jk"}   # the moves and cards typed at the terminal, the same in every language (cli.HELP)
 PRODUCTS = {"table", "nats", "jetstream", "json", "jsonl", "kv", "http", "websocket", "api", "asyncapi", "openapi",
             "prometheus", "url", "lang", "language", "required", "reload"}   # names, environment variables, `code`

@@ -3,9 +3,14 @@
 The rules' own fold (domain.evolve) gives hands, table, pile and turn, so a view
 can never disagree with the table; this adds the log's count of batches and the
 command its last batch answered, each hand's score and fairness record, each
-seat's latest refusals, and the outcomes of the last claim window, which the game
-state forgets as soon as a window closes.
+seat's latest refusals, the outcomes of the last claim window, which the game
+state forgets as soon as a window closes, and when the deadline running falls.
+
+That last one is the table's clock, not the log's: the table names it in a header of the
+batch that began the deadline (`due_at`, seconds since the epoch), so a log folded without its
+headers folds to the same views but the time of a deadline running (never of a game over).
 """
+import math
 from collections.abc import Iterable
 
 import msgspec
@@ -16,6 +21,7 @@ from zioncheck.contracts.log import Batch
 from zioncheck.contracts.views import REFUSALS_KEPT, ClaimOutcome, ClaimsSettled, DealRecord, HandScore, SeatRefusal
 from zioncheck.domain.evolve import evolve
 from zioncheck.domain.state import GameState
+from zioncheck.domain.timers import deadline
 
 
 class Projection(msgspec.Struct, frozen=True):
@@ -26,11 +32,14 @@ class Projection(msgspec.Struct, frozen=True):
     deals: tuple[DealRecord, ...] = ()
     last_claims: ClaimsSettled | None = None
     refusals: tuple[tuple[SeatRefusal, ...], ...] = ()   # by seat, each seat's latest, oldest first
+    due_at: float | None = None                   # when the deadline running falls (R19-R23), if known
 
 
-def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0) -> Projection:
+def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0, due_at: float | None = None
+            ) -> Projection:
     """One log batch folded in: the events one command caused, and `cause`, that command's
-    sequence in the commands stream (the batch's `cause`)."""
+    sequence in the commands stream (the batch's `cause`); `due_at`, the time the table gave the
+    deadline the batch began, if it began one."""
     game, scores, deals, last_claims = projection.game, projection.scores, projection.deals, projection.last_claims
     refusals = projection.refusals
     discarder = game.top_discarder  # the window a draw closes belongs to the discard before it
@@ -54,15 +63,22 @@ def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0) 
         game = evolve(game, event)
     if settled:  # R11a: a window's outcomes all come in the batch of the draw that closes it
         last_claims = ClaimsSettled(card=card, discarder=discarder, outcomes=settled)
+    due = deadline(game)
+    if due != deadline(projection.game):   # a new deadline, or none: the earlier one's time is over
+        due_at = None if due is None or due_at is None else float(math.ceil(due_at))
+    else:
+        due_at = projection.due_at
     return Projection(game=game, seq=projection.seq + 1, applied=cause, scores=scores, deals=deals,
-                      last_claims=last_claims, refusals=refusals)
+                      last_claims=last_claims, refusals=refusals, due_at=due_at)
 
 
-def project(batches: Iterable[Batch]) -> Projection:
-    """A whole log folded, one batch (one command's events) at a time."""
+def project(batches: Iterable[Batch], due_at: Iterable[float | None] = ()) -> Projection:
+    """A whole log folded, one batch (one command's events) at a time; `due_at`, each batch's time of
+    the deadline it began, as the log's headers say (none given: not known)."""
     projection = Projection()
+    times = iter(due_at)
     for batch in batches:
-        projection = advance(projection, batch.events, batch.cause)
+        projection = advance(projection, batch.events, batch.cause, next(times, None))
     return projection
 
 

@@ -30,12 +30,16 @@ PUBLIC: dict[type, Callable[..., feed.FeedItem]] = {
         seat=e.seat, owner=e.owner, index=e.index, card=e.card, position=e.position),
     ev.Discarded: lambda e: feed.PublicDiscarded(seat=e.seat, card=e.card),
     ev.HandEnded: lambda e: feed.PublicHandEnded(
-        hand=e.hand, winner=e.winner, scores=list(e.scores), stuck=list(e.stuck), totals=list(e.totals)),
+        hand=e.hand, winner=e.winner, scores=list(e.scores), stuck=list(e.stuck), totals=list(e.totals),
+        hands=[list(cards) for cards in e.hands]),
     ev.GameEnded: lambda e: feed.PublicGameEnded(totals=list(e.totals), winners=list(e.winners)),
     ev.TurnTimedOut: lambda e: feed.PublicTurnTimedOut(seat=e.seat, hand=e.hand, turn=e.turn),
     ev.SeatIdle: lambda e: feed.PublicSeatIdle(seat=e.seat),
     ev.SeatBack: lambda e: feed.PublicSeatBack(seat=e.seat),
     ev.GameAbandoned: lambda e: feed.PublicGameAbandoned(hand=e.hand, mid_hand=e.mid_hand),
+    ev.WindowReleased: lambda e: feed.PublicWindowReleased(hand=e.hand, turn=e.turn),
+    ev.SeatReady: lambda e: feed.PublicSeatReady(seat=e.seat),
+    ev.PauseEnded: lambda e: feed.PublicPauseEnded(hand=e.hand, why=e.why),
 }
 # Decided private: a refusal's detail may list the hand of the seat refused (R18).
 PRIVATE = (ev.Rejected,)

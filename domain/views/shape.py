@@ -1,7 +1,16 @@
 """The views computed from a projection: what a spectator sees, and what one seat sees."""
+from typing import Literal
+
+from zioncheck.contracts.commands import AbandonGame, EndPause, ReleaseWindow, TurnTimeout
 from zioncheck.contracts.views import Contract, PublicView, SeatView, TableMeld
+from zioncheck.domain.claims import held
 from zioncheck.domain.hands import CONTRACTS, describe
+from zioncheck.domain.legal import legal_moves
+from zioncheck.domain.timers import deadline
 from zioncheck.domain.views.projection import Projection
+
+Due = Literal["", "turn", "claim", "pause", "abandon"]
+DUE: dict[type, Due] = {TurnTimeout: "turn", ReleaseWindow: "claim", EndPause: "pause", AbandonGame: "abandon"}
 
 
 def public_view(projection: Projection) -> PublicView:
@@ -9,6 +18,7 @@ def public_view(projection: Projection) -> PublicView:
     g = projection.game
     dealt = bool(projection.deals)  # a game started at a later hand names it only once dealt
     in_play = not g.hand_over
+    due = deadline(g)
     return PublicView(
         game_id=g.game_id, seq=projection.seq, applied=projection.applied, players=g.players, decks=g.decks,
         hand=g.hand if dealt else 0, contract=_contract(g.hand) if dealt else None, dealer=g.dealer,
@@ -21,6 +31,9 @@ def public_view(projection: Projection) -> PublicView:
         scores=list(projection.scores), totals=list(g.totals), game_over=g.game_over,
         winners=list(g.winners), deals=list(projection.deals), seats=list(g.seats),
         idle=[seat for seat, away in enumerate(g.idle) if away], abandoned=g.abandoned,
+        due=DUE[type(due.command)] if due else "", due_at=projection.due_at if due else None,
+        held=in_play and held(g), ready=[seat for seat, ready in enumerate(g.ready) if ready],
+        revealed=[list(cards) for cards in g.hands] if g.hand_over and g.scores is not None else [],
     )
 
 
@@ -29,7 +42,8 @@ def seat_view(projection: Projection, seat: int) -> SeatView:
     g = projection.game
     cards = list(g.hands[seat]) if g.hands else []
     refusals = list(projection.refusals[seat]) if seat < len(projection.refusals) else []
-    return SeatView(seq=projection.seq, seat=seat, cards=cards, refusals=refusals, public=public_view(projection))
+    return SeatView(seq=projection.seq, seat=seat, cards=cards, refusals=refusals, public=public_view(projection),
+                    moves=legal_moves(g, seat))
 
 
 def _contract(hand: int) -> Contract | None:

@@ -6,7 +6,10 @@ import structlog
 
 from zioncheck.bots import Bot
 from zioncheck.client import CommandRefused, Follower, GameClient
+from zioncheck.contracts.commands import Ready
 from zioncheck.contracts.events import Discarded
+from zioncheck.domain.claims import held
+from zioncheck.domain.going_out import pausing
 from zioncheck.domain.refusal import refusal_of
 
 log = structlog.get_logger("bots")
@@ -23,10 +26,13 @@ async def play_seats(client: GameClient, follower: Follower, bots: dict[int, Bot
     while not follower.state.game_over:
         fresh, seen = follower.batches[seen:], len(follower.batches)
         state = follower.state
+        for seat in [s for s in bots if pausing(state) and state.present(s) and not (state.ready and state.ready[s])]:
+            await _send(client, follower, Ready(seat=seat))   # R23: a bot in a person's seat is ready at once
+            state = follower.state
         if not state.hand_over and any(isinstance(e, Discarded) for b in fresh for e in b.events):
             await _out_of_turn(client, follower, bots, rng)
             state = follower.state
-        if not state.hand_over and state.turn in bots:
+        if not state.hand_over and state.turn in bots and not held(state):   # R22: a held window waits
             await asyncio.sleep(pace)
             command = bots[state.turn].move(state, state.turn)
             await _send(client, follower, command)

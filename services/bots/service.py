@@ -1,4 +1,6 @@
-"""The bots service (`zioncheck serve bots`): the house's bots play the seats a game's start gave them.
+"""The bots service (`zioncheck serve bots`): the house's bots play the seats a game's start gave them,
+unless the start says the program that started it plays them (GameStarted.bots_by): `zioncheck run`
+and `play` seat their own, and the service never sits down at those.
 
 Which seats are bots, and which bot, is in the log (GameStarted.seats), and so is the pace
 (GameStarted.limits.bot_seconds): the service keeps nothing of its own. It hears each new
@@ -21,10 +23,11 @@ from prometheus_client import Gauge
 
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
-from zioncheck.contracts.commands import PERSON
+from zioncheck.contracts.commands import PERSON, SERVICE
 from zioncheck.contracts.events import GameEnded, GameStarted
 from zioncheck.contracts.log import decode_batch
 from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bus import tasks
 from zioncheck.services.bus.log_store import read_stored
 from zioncheck.services.bus.topology import LOG, game_of, hand_boundaries, layout, live_subject, log_stream
 
@@ -37,6 +40,11 @@ BOT_GAMES = Gauge("zc_bot_games", "Games whose bot seats this bots service is pl
 def bot_seats(started: GameStarted) -> dict[int, str]:
     """The seats a game's start gave the house's bots, and which bot sits in each."""
     return {seat: who for seat, who in enumerate(started.seats) if who != PERSON}
+
+
+def ours(started: GameStarted) -> bool:
+    """Whether the bots service plays the game's bot seats: not when the program that started it does."""
+    return started.bots_by == SERVICE
 
 
 class BotsService:
@@ -58,9 +66,7 @@ class BotsService:
         if self._sub is not None:
             with contextlib.suppress(Exception):
                 await self._sub.unsubscribe()
-        for task in [*self._tasks, *self.playing.values()]:
-            task.cancel()
-        await asyncio.gather(*self._tasks, *self.playing.values(), return_exceptions=True)
+        await tasks.stop([*self._tasks, *self.playing.values()])
         self.playing.clear()
 
     async def resume(self) -> int:
@@ -88,7 +94,7 @@ class BotsService:
         for game in sorted(games - set(self.playing)):
             started = await self._not_over(game, where)
             if started is not None and game not in self.playing:   # (heard starting while its log was read)
-                taken += self._take_up(game, started)
+                taken += self._take_up(game, started) if ours(started) else 0
         return taken
 
     async def _not_over(self, game: str, where) -> GameStarted | None:
@@ -118,8 +124,14 @@ class BotsService:
             batch = decode_batch(msg.data)
         except Exception:  # noqa: BLE001 - not a batch: nothing to play
             return
-        if batch.events and isinstance(batch.events[0], GameStarted):
+        if batch.events and isinstance(batch.events[0], GameStarted) and ours(batch.events[0]):
             self._take_up(game, batch.events[0])
+
+    def play(self, game: str, started: GameStarted) -> asyncio.Task | None:
+        """Play the bot seats of a game this program started (`bots_by` "starter"); the task that
+        does, until the game is over (None when it seats no bot)."""
+        self._take_up(game, started)
+        return self.playing.get(game)
 
     def _take_up(self, game: str, started: GameStarted) -> int:
         seats = bot_seats(started)

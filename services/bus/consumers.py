@@ -27,6 +27,7 @@ from nats.errors import ConnectionClosedError
 from nats.js.api import ConsumerConfig
 
 from zioncheck.contracts.commands import ORIGINS
+from zioncheck.services.bus import tasks
 from zioncheck.services.bus.game_queues import GameQueues
 from zioncheck.services.bus.topology import TABLES_HERE, game_of, origin_of, partition_of, valid_game_key
 from zioncheck.services.observability import DROPPED
@@ -329,9 +330,7 @@ class PinnedConsumer:
                 await partition.give_away()
 
     async def stop(self) -> None:
-        if self.balancer is not None:
-            self.balancer.cancel()
-            await asyncio.gather(self.balancer, return_exceptions=True)
+        await tasks.stop([self.balancer])
         if self.here is not None:
             with contextlib.suppress(ConnectionClosedError):
                 await self.here.unsubscribe()

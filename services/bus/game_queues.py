@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 
 from nats.aio.msg import Msg
 
+from zioncheck.services.bus import tasks
 from zioncheck.services.bus.topology import game_of
 
 Work = Callable[[str, Msg, int], Awaitable[None]]
@@ -60,7 +61,5 @@ class GameQueues:
     async def stop(self) -> None:
         """Drop what is queued (unacked, it comes again) and end the workers."""
         self.stopped = True
-        for worker in list(self.workers):
-            worker.cancel()
-        await asyncio.gather(*self.workers, return_exceptions=True)
+        await tasks.stop(list(self.workers))
 

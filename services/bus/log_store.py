@@ -17,7 +17,7 @@ from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg
 from nats.js.errors import BadRequestError, NotFoundError
 
-from zioncheck.contracts.events import GameAbandoned, GameEnded, GameStarted, HandEnded
+from zioncheck.contracts.events import GameAbandoned, GameEnded, GameStarted, HandEnded, PauseEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.domain.refusal import refusal_of
@@ -25,6 +25,7 @@ from zioncheck.domain.timers import deadline
 from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
     BATCH_HEADER,
+    DUE_HEADER,
     commands_stream,
     game_of,
     layout,
@@ -436,14 +437,18 @@ def _advance(logged: LoggedGame, last_seq: int, batches: list[Batch], state: Gam
     logged.refusals += sum(1 for batch in batches if refusal_of(batch.events))
 
 
-async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch, state: GameState | None = None) -> None:
+async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch, state: GameState | None = None,
+                 due_at: float | None = None) -> None:
     """Append one batch as the game's next message, or raise LogConflict. `state`: the game's state
-    folded over the batch, when the caller has it already (it is folded here otherwise)."""
+    folded over the batch, when the caller has it already (it is folded here otherwise); `due_at`: when
+    the deadline the batch begins falls (DUE_HEADER)."""
     msg_id = f"{logged.game}:{batch.cause}"
     subject = logged.subject
     headers = {"Nats-Expected-Last-Subject-Sequence": str(logged.last_seq),
                "Nats-Expected-Last-Subject-Sequence-Subject": subject, "Nats-Msg-Id": msg_id,
                BATCH_HEADER: str(logged.batches + 1)}
+    if due_at is not None:
+        headers[DUE_HEADER] = f"{due_at:.3f}"
     try:
         seq = await publish_stored(js, log_subject(logged.partition, logged.game, _kind(batch)), encode(batch),
                                    headers)
@@ -459,5 +464,25 @@ async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch, state: 
     _advance(logged, seq, [batch], fold(logged.state, batch.events) if state is None else state)
 
 
+def due_at(headers: dict | None) -> float | None:
+    """When the deadline a log message's batch began falls, as its DUE_HEADER says (None: it began none,
+    or says it unreadably)."""
+    try:
+        return float((headers or {})[DUE_HEADER])
+    except (KeyError, ValueError):
+        return None
+
+
+async def read_stamped(js: JetStreamContext, game: str) -> list[tuple[Batch, float | None]]:
+    """Every batch of a game's log with the time of the deadline it began (`due_at`), oldest first, at
+    least as far as the stream's leader holds it: what its views are folded from."""
+    stream, subject = await where(js, game)
+    found, _ = await read_stored(js, stream, subject, whole=True, at_least=await last_seq(js, stream, subject))
+    return [(decode_batch(msg.data or b""), due_at(msg.headers)) for msg in found]
+
+
+HAND_BOUNDARIES = (GameStarted, HandEnded, PauseEnded, GameEnded)   # what the dealer and scoring follow
+
+
 def _kind(batch: Batch) -> str:
-    return "hand" if any(isinstance(e, (GameStarted, HandEnded, GameEnded)) for e in batch.events) else "move"
+    return "hand" if any(isinstance(e, HAND_BOUNDARIES) for e in batch.events) else "move"

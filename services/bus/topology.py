@@ -80,6 +80,9 @@ TABLES_HERE = "zc.tables.here"
 # Each log batch's number in its game's log, from 1: a reader on core NATS, which may drop
 # a message, sees a gap in these and reads the missing batches back from the stream.
 BATCH_HEADER = "Zc-Batch"
+# On a batch that begins a deadline (R19-R23): when the table's clock says it falls, in seconds since
+# the epoch. The views show it as a countdown (domain/views/projection.py); the log's data never holds it.
+DUE_HEADER = "Zc-Due-At"
 
 
 INTAKE_SUBJECTS = "zc.in.*.*"

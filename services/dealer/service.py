@@ -1,7 +1,7 @@
 """The dealer service: secret seeds, committed deals, reshuffles and reveals.
 
 It follows the game logs: a started game gets hand 1 dealt, an ended hand gets
-its seed revealed and the next hand dealt. Each hand's seed comes from a CSPRNG
+its seed revealed, and the next hand is dealt when the pause after it ends (R23). Each hand's seed comes from a CSPRNG
 and is kept in the zc_dealer_seeds bucket, so a restarted dealer keeps its word.
 """
 import secrets
@@ -12,7 +12,7 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFound
 
 from zioncheck.contracts.commands import DEALER, Command, Deal, Reshuffle, RevealSeed
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
-from zioncheck.contracts.events import GameAbandoned, GameEnded, GameStarted, HandEnded
+from zioncheck.contracts.events import GameAbandoned, GameStarted, HandEnded, PauseEnded
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.domain.fairness import commitment
@@ -37,13 +37,14 @@ class DealerService:
                     await self._deal(game, event.first_hand)
             elif isinstance(event, HandEnded):
                 opening = await self._opening(game)
-                over = any(isinstance(e, GameEnded) for e in batch.events)
                 if opening is not None and not opening.stacked:
                     await self._send(game, RevealSeed(hand=event.hand, seed=await self.seed(game, event.hand)),
                                      f"reveal:{game}:{event.hand}")
                     SEEDS_REVEALED.inc()
-                    if not over:
-                        await self._deal(game, event.hand + 1)
+            elif isinstance(event, PauseEnded):   # R23: the next hand, once the people have seen this one
+                opening = await self._opening(game)
+                if opening is not None and not opening.stacked:
+                    await self._deal(game, event.hand + 1)
             elif isinstance(event, GameAbandoned) and event.mid_hand:   # R21: the hand's deal can be checked
                 opening = await self._opening(game)
                 if opening is not None and not opening.stacked:

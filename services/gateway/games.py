@@ -29,6 +29,7 @@ from zioncheck.contracts.commands import Limits, SeatCommand, StartGame
 from zioncheck.contracts.log import encode, tag_of
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.views import redact
+from zioncheck.services.bus import tasks
 from zioncheck.services.bus.topology import DEFAULT_TENANT, game_key, new_game_id, tenant_of
 from zioncheck.services.gateway.reads import Reads
 from zioncheck.services.gateway.wire import NewGame, Outcome
@@ -83,9 +84,7 @@ class Games:
         return self
 
     async def stop(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.gather(self._sweeper, return_exceptions=True)
+        await tasks.stop([self._sweeper])
         for game in list(self.held):
             await self._release(game, "gateway stopped")
 
@@ -120,7 +119,9 @@ class Games:
     async def _start(self, new: NewGame, game: str) -> tuple[str, Follower]:
         follower = await self.client.follow(game)
         try:
-            limits = Limits(turn_seconds=new.turn_seconds, bot_seconds=new.pace)
+            limits = Limits(turn_seconds=new.turn_seconds, bot_seconds=new.pace, idle_turns=new.idle_turns,
+                            abandon_seconds=new.abandon_seconds, claim_seconds=new.claim_seconds,
+                            pause_seconds=new.pause_seconds)
             seq = await self.client.send(game, StartGame(game_id=tenant_of(game)[1], players=new.players,
                                                          dealer=new.dealer,
                                                          seats=list(new.seats), limits=limits))

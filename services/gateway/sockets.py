@@ -1,6 +1,7 @@
 """The WebSocket endpoints: a game's public stream (its view, feed and chat), and a seat's own view.
 
-Both only send: a client may send `{"type": "ping"}` (answered with `{"kind": "pong"}`)
+Both only send (the gateway's clock first, then views and feed): a client may send `{"type": "ping"}`
+(answered with `{"kind": "pong"}` and the clock again)
 and nothing else. The server accepts every handshake and then closes with a code and
 a reason a browser can read:
 
@@ -21,10 +22,12 @@ twice; the seat stream sends the seat's view only once one is newer than N.
 """
 import asyncio
 import contextlib
+import time
 
 import msgspec
 from starlette.websockets import WebSocket
 
+from zioncheck.services.bus.tasks import stop as stop_tasks
 from zioncheck.services.bus.topology import seat_view_key
 from zioncheck.services.gateway.live import Spectator, ViewWatch
 from zioncheck.services.gateway.problems import HTTPProblem, decode_json
@@ -99,8 +102,15 @@ def _after(websocket: WebSocket) -> int | None:
     return int(given)
 
 
+def clock_frame() -> str:
+    """The gateway's clock, the first frame of each stream and each pong's follower (wire.Clock)."""
+    return '{"kind":"clock","now":' + f"{time.time():.3f}" + "}"
+
+
 async def pump(websocket: WebSocket, spectator: Spectator) -> None:
-    """Send the spectator's frames and read the client's, until either side ends or the client lags."""
+    """Send the spectator's frames and read the client's, until either side ends or the client lags;
+    the gateway's clock first, for the page's countdowns."""
+    await websocket.send_text(clock_frame())
     sending = asyncio.create_task(_send(websocket, spectator))
     reading = asyncio.create_task(_read(websocket, spectator))
     lagging = asyncio.create_task(spectator.overflowed.wait())
@@ -108,9 +118,7 @@ async def pump(websocket: WebSocket, spectator: Spectator) -> None:
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await stop_tasks(tasks)
     if lagging in done:
         await _close(websocket, Close(1013, f"fell {spectator.backlog} frames behind: reconnect for the newest view"))
     elif reading in done and isinstance(reading.exception(), Close):
@@ -138,6 +146,7 @@ async def _read(websocket: WebSocket, spectator: Spectator) -> None:
         except HTTPProblem:
             raise Close(1008, 'this stream only sends: a client may send {"type": "ping"} and nothing else') from None
         spectator.frames.put_nowait(PONG)
+        spectator.frames.put_nowait(clock_frame())
 
 
 async def _close(websocket: WebSocket, close: Close) -> None:

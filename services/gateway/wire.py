@@ -18,13 +18,20 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """POST /games: who sits where. `seats[i]` is "person" or the name of the bot that plays seat i.
 
     `pace` is the seconds each bot waits before a move of its turn, so people can follow it;
-    `turn_seconds` how long a person's turn may take before a bot plays it (R19).
+    `turn_seconds` how long a person's turn may take before a bot plays it (R19); `idle_turns` how
+    many such turns in a row make the seat's person away (R20); `abandon_seconds` how long a game with
+    every person away waits (R21); `claim_seconds` how long a discard a person may claim waits before a
+    bot draws (R22); `pause_seconds` the pause after a hand (R23).
     """
     players: Annotated[int, msgspec.Meta(extra_json_schema={"minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS})]
     seats: list[Player]
     dealer: int = 0
     pace: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.5
     turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=3600)] = 60
+    idle_turns: Annotated[int, msgspec.Meta(ge=1, le=20)] = 2
+    abandon_seconds: Annotated[int, msgspec.Meta(ge=60, le=7 * 24 * 3600)] = 600
+    claim_seconds: Annotated[float, msgspec.Meta(ge=0, le=30)] = 3.0
+    pause_seconds: Annotated[int, msgspec.Meta(ge=0, le=120)] = 10
 
 
 class SeatTicket(msgspec.Struct, frozen=True):
@@ -192,6 +199,12 @@ class FeedUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="feed"):
     batch: FeedBatch
 
 
+class Clock(msgspec.Struct, frozen=True, tag_field="kind", tag="clock"):
+    """On both streams, first: the gateway's clock (`now`, seconds since the epoch), by which a page counts
+    down to a view's deadline (`due_at`) whatever its own clock says."""
+    now: float
+
+
 class ChatUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="chat"):
     """On /public/ws: a line of the game's chat; on joining, the game's last few lines first. A line
     whose `id` the client has seen is a repeat."""
@@ -202,5 +215,5 @@ class Pong(msgspec.Struct, frozen=True, tag_field="kind", tag="pong"):
     """The answer to a client's {"type": "ping"}, the only frame a client may send."""
 
 
-PublicMessage = PublicUpdate | FeedUpdate | ChatUpdate | Pong
-SeatMessage = SeatUpdate | Pong
+PublicMessage = PublicUpdate | FeedUpdate | ChatUpdate | Clock | Pong
+SeatMessage = SeatUpdate | Clock | Pong

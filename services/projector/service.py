@@ -16,7 +16,7 @@ from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import Batch, decode_batch
 from zioncheck.domain.views import Projection, advance
-from zioncheck.services.bus.log_store import read_stored, where
+from zioncheck.services.bus.log_store import due_at, read_stored, where
 from zioncheck.services.bus.topology import VIEWS
 from zioncheck.services.bus.view_store import last_feed_seq, publish_feed, write_views
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
@@ -54,21 +54,22 @@ class ProjectorService:
         """
         async with self.locks[game]:
             try:
-                projected = await self._project(game, seq, (headers or {}).get(PREVIOUS_HEADER), batch)
+                projected = await self._project(game, seq, headers or {}, batch)
             except Exception:
                 self.games.pop(game, None)  # half-published: the next delivery starts over from the log
                 raise
         if projected is not None:
             await self._views_written(game, projected)
 
-    async def _project(self, game: str, seq: int, previous: str | None, batch: Batch) -> ProjectedGame | None:
+    async def _project(self, game: str, seq: int, headers: dict, batch: Batch) -> ProjectedGame | None:
         projected = await self._projected(game)
         if seq <= projected.last:
             return None  # a redelivery, or folded already while catching up for a later batch
+        previous = headers.get(PREVIOUS_HEADER)
         if previous != str(projected.last):
             known = int(previous) if previous and previous.isdigit() else 0
             await self._catch_up(projected, game, before=seq, known=known)
-        await self._fold(projected, game, seq, batch)
+        await self._fold(projected, game, seq, batch, due_at(headers))
         return projected
 
     async def _views_written(self, game: str, projected: ProjectedGame) -> None:
@@ -112,14 +113,14 @@ class ProjectorService:
         read in batched direct gets, as a whole log is read, and at least up to `known`, the game's
         message before `before` (services/bus/log_store.py: read your writes)."""
         stream, subject = await where(self.js, game)
-        found, _ = await read_stored(self.js, stream, subject, after=projected.last, at_least=known)
-        for seq, data in found:
-            if seq >= before:
+        found, _ = await read_stored(self.js, stream, subject, after=projected.last, at_least=known, whole=True)
+        for msg in found:
+            if msg.seq >= before:
                 return
-            await self._fold(projected, game, seq, decode_batch(data))
+            await self._fold(projected, game, msg.seq, decode_batch(msg.data or b""), due_at(msg.headers))
 
-    async def _fold(self, projected: ProjectedGame, game: str, seq: int, batch: Batch) -> None:
-        projection = advance(projected.projection, batch.events, batch.cause)
+    async def _fold(self, projected: ProjectedGame, game: str, seq: int, batch: Batch, due: float | None) -> None:
+        projection = advance(projected.projection, batch.events, batch.cause, due)
         if projection.seq > projected.fed:
             if await publish_feed(self.js, game, projection.seq, batch.events):
                 FEED_PUBLISHED.inc()

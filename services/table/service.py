@@ -48,7 +48,7 @@ from zioncheck.contracts.log import Batch, encode, tag_of
 from zioncheck.domain import fold
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import Deadline, deadline
-from zioncheck.services.bus import log_store, open_games
+from zioncheck.services.bus import log_store, open_games, tasks
 from zioncheck.services.bus.log_store import (
     LogConflict,
     LoggedGame,
@@ -101,9 +101,7 @@ class TableService:
         self._healing = asyncio.ensure_future(self._heal_forever())
 
     async def stop(self) -> None:
-        if self._healing is not None:
-            self._healing.cancel()
-            await asyncio.gather(self._healing, return_exceptions=True)
+        await tasks.stop([self._healing])
 
     async def _heal_forever(self) -> None:
         while True:
@@ -236,12 +234,12 @@ class TableService:
             await open_games.mark_open(self.js, logged.game)
         due = deadline(after)
         started = time.perf_counter()
-        appended = log_store.append(self.js, logged, Batch(cause=seq, events=events), after)
-        schedule = None
+        schedule, begun = None, None
         if due != deadline(logged.state):   # the batch changes the deadline its game calls for
-            logged.due_at = None if due is None else self.clock().timestamp() + due.seconds
+            logged.due_at = begun = None if due is None else self.clock().timestamp() + due.seconds
             if due is not None and (logged.timer_at is None or logged.timer_at > logged.due_at):
                 schedule = self._schedule(logged, due, logged.due_at)
+        appended = log_store.append(self.js, logged, Batch(cause=seq, events=events), after, begun)
         if schedule is None:
             await appended
         else:  # the schedule is sent first, on the same connection; both are waited for together

@@ -6,9 +6,13 @@ repeat cards, so "shown" is a multiset per hand: a message may name a card as ma
 times as it was shown, never more. Anything a message names beyond that was
 private: some seat's hand, or the stock.
 
+A hand's end shows every seat's cards left (R15, R23): from then until the next deal they are
+shown too.
+
 A seat's view may also name cards in its refusals: a refusal's detail lists the
 hand the seat held when it was refused, and the cards its command named. Those are
 checked apart: each refusal in a seat's view must be one of that seat's own in the log.
+So are the moves it lists (SeatView.moves): each names only cards of the seat's own hand.
 """
 import re
 from collections import Counter
@@ -18,7 +22,7 @@ from msgspec.structs import replace
 
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.log import Batch, encode
-from zioncheck.contracts.views import SeatView
+from zioncheck.contracts.views import SeatMoves, SeatView
 from zioncheck.domain.views import Projection, advance
 
 # A card as R2 writes it on the wire, standing alone: "10C", "AS", "JK", not "10CX" or "a2c".
@@ -45,6 +49,8 @@ def _show(shown: Counter, event) -> Counter:
             shown[event.card] += 1
         case ev.WentDown():
             shown.update(card for meld in event.melds for card in meld.cards)
+        case ev.HandEnded():
+            shown.update(card for cards in event.hands for card in cards)
     return shown
 
 
@@ -72,8 +78,13 @@ def feed_leaks(data: bytes, shown: Counter) -> list[Counter]:
 
 
 def without_refusals(view: SeatView) -> bytes:
-    """A seat view's JSON with its refusals left out (not_its_own checks them)."""
-    return encode(replace(view, refusals=[]))
+    """A seat view's JSON with its refusals and moves left out (not_its_own and not_its_cards check them)."""
+    return encode(replace(view, refusals=[], moves=SeatMoves()))
+
+
+def not_its_cards(view: SeatView) -> set[str]:
+    """The cards the moves in a seat's view name that its hand does not hold: none, when nothing leaks."""
+    return set(cards_named(view.moves)) - set(view.cards)
 
 
 def refusals_in(batches: list[Batch]) -> set[tuple]:

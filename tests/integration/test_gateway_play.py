@@ -27,6 +27,12 @@ async def pick(page, card: str) -> None:
     await page.click(f'#hand .card[data-card="{card}"]:not(.selected)')
 
 
+async def empty_boxes(page) -> None:
+    """Going down: take back the cards the page put in the contract's boxes (the melds the rules found)."""
+    while await page.locator(".slot .card").count():
+        await page.click(".slot .card >> nth=0")
+
+
 def kind_of(meld: list[str]) -> str:
     ranks = {card[:-1] for card in meld if card != "JK"}
     return "set" if len(ranks) <= 1 else "run"
@@ -45,6 +51,7 @@ async def play(page, command, contract_sets: int) -> None:
         await page.click("#discard")
     elif isinstance(command, GoDown):
         await page.click("#go-down")
+        await empty_boxes(page)   # the bot's own melds, not the ones the page found
         sets = runs = 0
         for meld in command.melds:
             if kind_of(meld) == "set":
@@ -153,32 +160,40 @@ async def test_every_move_by_clicks_runs_arranged_an_end_chosen_a_claim_a_swap_a
     assert await page.is_visible("#draw") and not await page.is_visible("#take"), "R11: no discard to take yet"
     await page.click(".pile.stock")                        # R9: a tap on the stock draws
     await page.wait_for_selector('#hand .card[data-card="KH"]')
-    await page.click("#go-down")                           # R12: two runs, the joker put in its place
+    await page.click("#go-down")                           # R12: two runs, found by the rules, put in the boxes
     assert await page.locator(".slot").evaluate_all("s => s.map(x => x.dataset.kind)") == ["run", "run"]
+    assert await page.locator(".slot .card").count() >= 8
+    await empty_boxes(page)                                # the person arranges them: first wrongly
     for card in ("6C", "JK", "3C", "4C"):
         await pick(page, card)
     await page.click('.slot[data-slot="0"]')
     assert await page.locator('.slot[data-slot="0"] .card').evaluate_all("cs => cs.map(c => c.title)") == [
         "3C", "4C", "joker", "6C"]
-    for card in ("QH", "9H", "JH", "10H"):
+    for card in ("QH", "9H", "JH", "2D"):
         await pick(page, card)
     await page.click('.slot[data-slot="1"]')
     await page.screenshot(path=str(tmp_path / "arranging.png"), full_page=True)
-    await page.click("#lay-down")
-    await page.wait_for_selector('.meld[data-meld="0.2"]')
-    await pick(page, "2D")                                  # R13: a card that fits nowhere there
-    await page.click('.meld[data-meld="0.1"]')
-    await page.click('#choices [data-move="lay_off"]')
+    await page.click("#lay-down")                           # R5: 9H JH QH 2D is no run
     await page.wait_for_selector("#refusal:not([hidden])")
     refusal = await page.text_content("#refusal")
-    assert refusal == f"Refused: {SENTENCES['cannot_lay_off']}"
-    assert await page.get_by_text(SENTENCES["cannot_lay_off"]).count() == 1, "each refusal is shown once"
+    assert refusal == f"Refused: {SENTENCES['invalid_meld']}"
+    assert await page.get_by_text(SENTENCES["invalid_meld"]).count() == 1, "each refusal is shown once"
+    await page.click('.slot[data-slot="1"] .card[title="2D"]')   # then rightly
+    await pick(page, "10H")
+    await page.click('.slot[data-slot="1"] .slot-label')
+    await page.click("#lay-down")
+    await page.wait_for_selector('.meld[data-meld="0.2"]')
+    assert await page.is_hidden("#refusal"), "the next move clears the last refusal"
+    await pick(page, "2D")                                  # R13: a card that fits nowhere there is not offered
+    await page.click('.meld[data-meld="0.1"]')
+    assert await page.locator('#choices [data-move="lay_off"]').count() == 0
+    await page.click('#choices [data-move="cancel"]')
+    await page.click('#hand .card.selected[data-card="2D"]')   # put back
     await pick(page, "KH")                                  # R13: fits one end only: no end to choose
     await page.click('.meld[data-meld="0.2"]')
-    assert await page.locator("#choices [data-end]").count() == 0
+    assert await page.locator("#choices [data-move=\"lay_off\"]").count() == 1   # no end to choose
     await page.click('#choices [data-move="lay_off"]')
     await page.wait_for_function("document.querySelector('.meld[data-meld=\"0.2\"]').textContent.includes('K')")
-    assert await page.is_hidden("#refusal"), "the next move clears the last refusal"
     await pick(page, "2D")
     await page.click("#discard")                            # R11: the first player goes again
     await page.wait_for_selector('.discard .card[title="2D"]')
@@ -230,6 +245,7 @@ async def test_the_seat_page_and_the_lobby_fit_a_phone_screen(gateway, client, h
         for shot in shots:
             if shot == "play-going-down":
                 await phone.click("#go-down")
+                await empty_boxes(phone)
                 for card in ("3C", "4C", "6C", "JK"):
                     await pick(phone, card)
                 await phone.click('.slot[data-slot="0"]')

@@ -1,12 +1,22 @@
-"""The gateway's WebSockets against a real uvicorn server: live views and feed, token refusals, bad frames."""
+"""The gateway's WebSockets against a real uvicorn server: the gateway's clock, live views and feed, token
+refusals, bad frames."""
 import asyncio
+import time
 
 import msgspec
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from gateway_helpers import PLATFORM, bearer, eventually, game_in_play, gateway, http, keys_file, token  # noqa: F401
-from zioncheck.services.gateway.wire import FeedUpdate, Pong, PublicMessage, PublicUpdate, SeatMessage, SeatUpdate
+from zioncheck.services.gateway.wire import (
+    Clock,
+    FeedUpdate,
+    Pong,
+    PublicMessage,
+    PublicUpdate,
+    SeatMessage,
+    SeatUpdate,
+)
 
 public_message = msgspec.json.Decoder(PublicMessage)
 seat_message = msgspec.json.Decoder(SeatMessage)
@@ -16,12 +26,14 @@ def ws_url(gateway, path: str) -> str:
     return gateway.url.replace("http://", "ws://") + path
 
 
-async def frames(socket, decoder, until, timeout: float = 15.0) -> list:
-    """Frames as they come, until `until(frames)` holds."""
+async def frames(socket, decoder, until, timeout: float = 15.0, clock: bool = False) -> list:
+    """Frames as they come, until `until(frames)` holds; the gateway's clock frames only when asked for."""
     got = []
     async with asyncio.timeout(timeout):
         while not until(got):
-            got.append(decoder.decode(await socket.recv()))
+            frame = decoder.decode(await socket.recv())
+            if clock or not isinstance(frame, Clock):
+                got.append(frame)
     return got
 
 
@@ -78,8 +90,11 @@ async def test_garbage_and_oversized_frames_close_that_socket_with_a_reason_and_
     path = ws_url(gateway, f"/games/{follower.game}/public/ws")
     async with connect(path) as socket:
         await socket.send('{"type": "ping"}')
-        got = await frames(socket, public_message, lambda got: any(isinstance(f, Pong) for f in got))
-        assert isinstance(got[0], PublicUpdate)
+        got = await frames(socket, public_message, lambda got: any(isinstance(f, Pong) for f in got[:-1]),
+                           clock=True)
+        assert isinstance(got[0], Clock) and isinstance(got[1], PublicUpdate)
+        assert isinstance(got[-2], Pong) and isinstance(got[-1], Clock)   # each pong, the clock again
+        assert abs(got[-1].now - time.time()) < 5
     for frame, code in (("hello", 1008), ('{"type": "draw_stock"}', 1008), (b"\x00\x01\x02", 1003),
                         ("x" * 4000, 1009), ("y" * 200_000, 1009)):
         async with connect(path, max_size=None) as socket:
@@ -88,4 +103,4 @@ async def test_garbage_and_oversized_frames_close_that_socket_with_a_reason_and_
             assert closed == code and (reason or code == 1009), (frame[:10], closed, reason)
     assert (await http.get("/games")).status_code == 200
     async with connect(path) as socket:
-        assert isinstance(public_message.decode(await socket.recv()), PublicUpdate)
+        assert isinstance((await frames(socket, public_message, lambda got: got))[0], PublicUpdate)

@@ -10,6 +10,7 @@ import sys
 import tarfile
 from pathlib import Path
 
+import msgspec
 import pytest
 from nats_backends import start_nats
 
@@ -17,6 +18,7 @@ from over_nats import one_table_writes
 from zioncheck.application.replay import state_hash
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
+from zioncheck.contracts import events as ev
 from zioncheck.contracts.feed import decode_feed_batch
 from zioncheck.domain import GameState, fold
 from zioncheck.services.bots.seats import play_seats
@@ -26,6 +28,12 @@ from zioncheck.services.bus.topology import FEED, feed_subject
 from zioncheck.services.wiring import SERVICES, Services
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def shown_aside(events: list) -> list:
+    """The events, each hand's end without the cards it showed (R15, R23): a log written before hand ends
+    showed them holds none, while its commands decided again show them."""
+    return [msgspec.structs.replace(e, hands=[]) if isinstance(e, ev.HandEnded) else e for e in events]
 
 
 def migrate(server) -> subprocess.CompletedProcess:
@@ -49,7 +57,7 @@ async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_
         assert f"moved {facts['finished']}: " in moved.stdout and f"moved {facts['live']}: " in moved.stdout
         client = await GameClient.connect(server.access, "operator")
         # Written before tenants too: its games are the default tenant's, read where a tenant reads them.
-        assert "2 game(s) of the store before tenants are the platform tenant's" in moved.stdout
+        assert "2 games of the store before tenants are the platform tenant's" in moved.stdout
         feed = await client.js.get_msg(FEED, subject=feed_subject(facts["finished"]), direct=True)
         assert decode_feed_batch(feed.data).seq == facts["finished_batches"]
         assert not await log_store.subject_counts(client.js, FEED, "zc.feed.*"), "the old feed is purged"
@@ -81,10 +89,10 @@ async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_
                 await asyncio.gather(playing, return_exceptions=True)
             for _ in range(50):   # the commands sent last are logged a moment after they were stored
                 logged = [e for b in follower.batches for e in b.events]
-                if logged == await one_table_writes(client, game):
+                if shown_aside(logged) == shown_aside(await one_table_writes(client, game)):
                     break
                 await asyncio.sleep(0.1)
-            assert logged == await one_table_writes(client, game)
+            assert shown_aside(logged) == shown_aside(await one_table_writes(client, game))
             again = [batch for _, batch in await read_batches(client.js, facts["finished"])]
             assert again == finished, "no service handled the moved history again"
         finally:

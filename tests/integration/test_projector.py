@@ -10,6 +10,7 @@ from zioncheck.contracts.feed import decode_feed_batch
 from zioncheck.contracts.log import Batch
 from zioncheck.contracts.views import decode_public_view, decode_seat_view
 from zioncheck.domain.views import feed_batch, project, public_view, seat_view
+from zioncheck.services.bus.log_store import read_stamped
 from zioncheck.services.bus.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
 from zioncheck.services.bus.view_store import write_views
 from zioncheck.services.wiring import Services
@@ -46,7 +47,10 @@ async def projected(client, game: str, seq: int):
 
 
 async def assert_views_are_the_logs(client, follower) -> None:
-    projection = project(follower.batches)
+    """The views are the fold of the log, each deadline's time as the log's headers give it."""
+    stamped = await read_stamped(client.js, follower.game)
+    assert [batch for batch, _ in stamped] == follower.batches
+    projection = project(follower.batches, (due for _, due in stamped))
     kv = await client.js.key_value(VIEWS)
     assert await projected(client, follower.game, projection.seq) == public_view(projection)
     for seat in range(len(HANDS)):

@@ -118,3 +118,17 @@ async def test_stopping_lets_go_of_every_game():
     await held.command("elsewhere", DrawStock(seat=0))
     await held.stop()
     assert held.held == {} and all(f.stopped for f in held.client.followers)
+
+
+def test_a_new_games_clock_has_the_bounds_the_rules_give_it():
+    """R19-R23: what the lobby and POST /games accept for each limit is what a start may carry."""
+    import msgspec
+
+    from zioncheck.domain.timers import LIMIT_BOUNDS
+    from zioncheck.services.gateway.wire import NewGame
+
+    schema = msgspec.json.schema(NewGame)["$defs"]["NewGame"]["properties"]
+    named = {"bot_seconds": "pace"}
+    for limit, (least, most) in LIMIT_BOUNDS.items():
+        field = schema[named.get(limit, limit)]
+        assert (field["minimum"], field["maximum"]) == (least, most), limit

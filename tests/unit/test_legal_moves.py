@@ -1,6 +1,6 @@
 """R9-R16, R18: what a seat's view says it may do now is what the table accepts (domain/legal.py)."""
 from given import accepted, cards, claimed, dealt, discarded, drew, first_turns, play, refusal, went_down
-from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, Ready, SwapJoker, TakeDiscard
 from zioncheck.contracts.views import JokerSwapMove, SeatMoves
 from zioncheck.domain import GameState
 from zioncheck.domain.finder import find_contract
@@ -250,13 +250,16 @@ def test_r18_no_moves_before_a_game_or_for_a_seat_the_table_does_not_have():
     assert moves(fresh_hand(), -1) == SeatMoves()
 
 
-def test_r18_no_moves_once_the_hand_is_over():
-    """Seat 0 holds exactly its contract and the KH it draws, goes down and goes out on the KH (R15)."""
+def test_r18_r23_once_the_hand_is_over_a_seat_may_only_say_it_is_ready():
+    """Seat 0 holds exactly its contract and the KH it draws, goes down and goes out on the KH (R15);
+    the game pauses for its people (R23), each of whom may say ready, once."""
     given = dealt("8C 8D 8H 5S 5H 5D", "AH 4D 6H 9S", "3S 5C 8S 9C", stock="KH 4C") + [
         drew(0, "KH"), went_down(0, "8C 8D 8H", "5S 5H 5D")]
     then = play(given, [Discard(seat=0, card="KH")])
     assert then.state.hand_over
-    assert [legal_moves(then.state, seat) for seat in range(3)] == [SeatMoves()] * 3
+    assert [legal_moves(then.state, seat) for seat in range(3)] == [SeatMoves(ready=True)] * 3
+    after = play(given, [Discard(seat=0, card="KH"), Ready(seat=1)])
+    assert legal_moves(after.state, 1) == SeatMoves() and legal_moves(after.state, 0) == SeatMoves(ready=True)
 
 
 def test_r18_a_take_offered_is_accepted_and_one_not_offered_is_refused():

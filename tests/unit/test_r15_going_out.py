@@ -48,7 +48,8 @@ def test_r15_every_other_seat_scores_the_cards_left_in_its_hand():
 def test_r15_the_hands_end_is_recorded_with_winner_scores_stuck_seats_and_totals():
     then = play(*seat_0_goes_out_at_once("AH JK 10D 2C", "3S KS"))
     assert events_of(then, HandEnded) == [HandEnded(hand=1, winner=0, scores=[0, 45, 15], stuck=[1, 2],
-                                                    totals=[0, 45, 15])]
+                                                    totals=[0, 45, 15],
+                                                    hands=[[], cards("AH JK 10D 2C"), cards("3S KS")])]
 
 
 def test_r15_a_seat_that_never_went_down_is_stuck():

@@ -10,6 +10,7 @@ from zioncheck.contracts.commands import (
     DrawStock,
     GoDown,
     LayOff,
+    Ready,
     Reshuffle,
     StartGame,
     SwapJoker,
@@ -61,6 +62,13 @@ def seat_0_down_holding(keeps: str, draws: str):
     return given + [drew(0, "9C"), went_down(0, "KC KD KH", "8C 8D 8H"), discarded(0, "9C")]
 
 
+def seat_1_a_bot_after_kh():
+    """As seat_0_discarded_kh, with a house bot in seat 1: a person (seat 2) may claim KH (R22)."""
+    given = seat_0_discarded_kh()
+    start = given[0]
+    return [msgspec.structs.replace(start, seats=["person", "greedy", "person"]), *given[1:]]
+
+
 def hand_over():
     """Seat 0 went out at once in hand 1 (R15)."""
     given = dealt("8C 8D 8H 5S 5H 5D", SEAT_1, SEAT_2, stock="KH 4C")
@@ -105,6 +113,9 @@ REACHED = {
     "ambiguous_end": (seat_0_down_with_a_run, [DrawStock(seat=0), LayOff(seat=0, target=(0, 1), card="JK")]),
     "must_keep_discard": (lambda: dealt("8C 8D 8H 5S 5H", SEAT_1, stock="5D 4C"),
                           [DrawStock(seat=0), lay(0, "8C 8D 8H", "5S 5H 5D")]),
+    "window_held": (seat_1_a_bot_after_kh, [DrawStock(seat=1)]),
+    "not_paused": (fresh, [Ready(seat=0)]),
+    "already_ready": (hand_over, [Ready(seat=0), Ready(seat=0)]),
     # Not a player's reason: a timer come after its turn (R19).
     "timer_stale": (fresh, [TurnTimeout(hand=1, turn=99)]),
     # Not a player's reason: the table reshuffles the pile and passes the draw on (R16).

@@ -65,6 +65,9 @@ export function narrate(item) {
     case "seat_idle": return [W.seatIdle(item.seat)];
     case "seat_back": return [W.seatBack(item.seat)];
     case "game_abandoned": return [W.gameAbandoned(item.hand)];
+    case "window_released": return [];   // R22: the claim window's countdown on the table says it
+    case "seat_ready": return [W.seatReadyLine(item.seat)];
+    case "pause_ended": return [W.pauseEnded(item.hand)];
     default: return [item.type];
   }
 }

@@ -18,7 +18,10 @@ export const lastListed = () => listed;
 export function listBatch(list, batch, scroll = true) {
   if (batch.seq <= listed) return false;
   listed = batch.seq;
-  for (const item of batch.items) list.append(el("li", { "data-seq": batch.seq }, narrate(item)));
+  for (const item of batch.items) {
+    const told = narrate(item);
+    if (told.length) list.append(el("li", { "data-seq": batch.seq }, told));   // some items are told by the table alone
+  }
   const touch = batch.items.findLast((item) => TOUCHES.has(item.type));
   if (touch) touched.set(batch.seq, touch);
   if (scroll) list.scrollTop = list.scrollHeight;

@@ -48,6 +48,9 @@ function seatChoices() {
 
 $("players").addEventListener("input", seatChoices);
 
+// The game's clock (R19-R23), as the form sets it: each field is named as NewGame names the limit.
+const LIMITS = ["turn_seconds", "claim_seconds", "pause_seconds", "idle_turns", "abandon_seconds"];
+
 $("new-game").addEventListener("submit", async (event) => {
   event.preventDefault();
   const seats = [...document.querySelectorAll("#seat-choices select")].map((s) => s.value);
@@ -55,7 +58,8 @@ $("new-game").addEventListener("submit", async (event) => {
   const headers = { "Content-Type": "application/json" };
   if (key) headers["X-Platform-Key"] = key;
   const response = await fetch("/lobbies", {
-    method: "POST", headers, body: JSON.stringify({ players: seats.length, seats, pace: Number($("pace").value) }),
+    method: "POST", headers, body: JSON.stringify({ players: seats.length, seats, pace: Number($("pace").value),
+      ...Object.fromEntries(LIMITS.map((name) => [name, Number($(name).value)])) }),
   });
   const body = await response.json();
   if (!response.ok) {

@@ -1,6 +1,5 @@
-// What the seat page needs to know of the rules to offer moves: card ranks (R2), a run's places (R5, R6),
-// which ends of a run a card fits (R13), which joker a card can swap (R14). The table decides every move;
-// this only saves a person from choosing what cannot be meant.
+// What the seat page needs to know of cards to arrange them: ranks (R2) and a run's places (R5, R6). Which moves
+// the seat may make comes from the table (SeatView.moves, worked out by the rules); the table decides each.
 
 const FACES = { A: 1, J: 11, Q: 12, K: 13 };
 const SUIT_ORDER = "CDHS";
@@ -41,33 +40,4 @@ export function arrangeRun(cards) {
   while (jokers > 0 && top < 14) { run.push(JOKER); jokers -= 1; top += 1; }
   while (jokers > 0) { run.unshift(JOKER); jokers -= 1; }
   return run;
-}
-
-// A run on the table (ascending, jokers where they stand): its suit and the value of its lowest place.
-export function runShape(cards) {
-  const i = cards.findIndex((c) => c !== JOKER && rankOf(c) !== 1);
-  if (i >= 0) return { suit: suitOf(cards[i]), low: rankOf(cards[i]) - i, length: cards.length };
-  const ace = cards.findIndex((c) => c !== JOKER);   // only aces and jokers: an ace first is low, else high
-  return { suit: suitOf(cards[ace]), low: ace === 0 ? 1 : 14 - ace, length: cards.length };
-}
-
-// R13: the ends of a table meld a card could go on: [] (none, or a set: no end to name), or "low"/"high".
-export function runEnds(meld, code) {
-  if (meld.kind !== "run") return [];
-  const { suit, low, length } = runShape(meld.cards);
-  const high = low + length - 1;
-  const fits = (value) => code === JOKER || (suitOf(code) === suit && (rankOf(code) === value
-    || (value === 14 && rankOf(code) === 1)));
-  const ends = [];
-  if (low > 1 && fits(low - 1)) ends.push("low");
-  if (high < 14 && fits(high + 1)) ends.push("high");
-  return ends;
-}
-
-// R14: whether a natural card is what one of a run's jokers stands for.
-export function swapsJoker(meld, code) {
-  if (meld.kind !== "run" || code === JOKER || !meld.cards.includes(JOKER)) return false;
-  const { suit, low } = runShape(meld.cards);
-  return suitOf(code) === suit && meld.cards.some((c, i) => c === JOKER
-    && (low + i === rankOf(code) || (low + i === 14 && rankOf(code) === 1)));
 }

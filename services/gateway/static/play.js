@@ -9,8 +9,9 @@
 import { Arrangement, markPicked, wireArrangement } from "./arrange.js";
 import { card, el } from "./cards.js";
 import { chatLine, startChat } from "./chat.js";
+import { heard, tick } from "./clock.js";
 import { lastListed, listBatch, loadHistory, markLast } from "./history.js";
-import { JOKER, arrangeRun, runEnds, swapsJoker } from "./moves.js";
+import { JOKER, arrangeRun } from "./moves.js";
 import { drawTable, scores, status } from "./table.js";
 import { WORDS as W } from "./words.js";
 
@@ -60,14 +61,23 @@ const myTurn = () => inPlay() && pub().turn === seat;
 const drawn = () => myTurn() && pub().drawn;
 const isDown = () => Boolean(pub().down[seat]);
 const topCard = () => pub().discard[pub().discard.length - 1];
-const canTake = () => myTurn() && !pub().drawn && pub().discard.length > 0 && pub().discarder !== seat;
-const canClaim = () => inPlay() && pub().window_open && pub().turn !== seat && pub().discard.length > 0
-  && pub().discarder !== seat && !pub().claims.includes(seat);
+// What the seat may do now, as the table's rules work it out (SeatView.moves, domain/legal.py): the page
+// offers these moves and no other, so the table refuses none of them.
+const moves = () => view.moves || {};
+const canDraw = () => Boolean(moves().draw_stock);
+const canTake = () => Boolean(moves().take_discard);
+const canClaim = () => Boolean(moves().claim);
+const canGoDown = () => (moves().go_down || []).length > 0;
+const mayReady = () => Boolean(moves().ready);   // R23
 const inSlots = () => new Set(slots ? slots.flat() : []);
+
+const away = () => (pub().idle || []).includes(seat);
 
 function prompt() {
   const p = pub();
   if (p.game_over) return p.winners.includes(seat) ? W.youWon : W.gameOver(p.winners);
+  if (away()) return W.youAreAway;
+  if (p.due === "pause") return mayReady() ? W.readyPrompt : W.waitingForOthers;
   if (!inPlay()) return W.waitingForDeal;
   if (!myTurn()) return W.othersTurn(p.turn) + (canClaim() ? W.canClaim : "");
   if (!p.drawn) return W.yourTurnDraw;
@@ -94,11 +104,13 @@ function draw() {
   drawSlots();
   drawChoices();
   const show = (id, when) => { $(id).hidden = !when; };
-  show("draw", myTurn() && !p.drawn && !slots);
+  show("draw", canDraw() && !slots);
   show("take", canTake() && !slots);
   show("claim", canClaim());
-  show("go-down", drawn() && !isDown() && !slots && p.contract);
+  show("go-down", canGoDown() && !slots && p.contract);
   show("discard", drawn() && !slots);
+  show("ready", mayReady());
+  tick();
   $("discard").disabled = selected.size !== 1;
   $("actions").dataset.state = myTurn() ? (p.drawn ? "drawn" : "draw") : "wait";
 }
@@ -131,6 +143,26 @@ const slotCards = (kind, indices) => {
   return kind === "run" ? arrangeRun(codes) : codes;
 };
 
+// Going down: the contract's boxes, filled with the melds the rules found (moves.go_down); the person may
+// move cards in and out before laying them down.
+function suggested() {
+  const kinds = slotKinds();
+  const filled = kinds.map(() => []);
+  const free = view.cards.map((_, i) => i);
+  for (const meld of moves().go_down || []) {
+    const ranks = new Set(meld.filter((c) => c !== JOKER).map((c) => c.slice(0, -1)));
+    const want = ranks.size <= 1 && kinds.some((kind, k) => kind === "set" && !filled[k].length) ? "set" : "run";
+    const k = kinds.findIndex((kind, j) => kind === want && !filled[j].length);
+    if (k < 0) return kinds.map(() => []);
+    for (const code of meld) {
+      const at = free.findIndex((i) => view.cards[i] === code);
+      if (at < 0) return kinds.map(() => []);
+      filled[k].push(free.splice(at, 1)[0]);
+    }
+  }
+  return filled;
+}
+
 function drawSlots() {
   $("arrange").hidden = !slots;
   if (!slots) return;
@@ -158,20 +190,15 @@ function drawChoices() {
   const meld = pub().table.find((m) => m.owner === target.owner && m.index === target.index);
   if (!meld) { box.hidden = true; target = null; return; }
   const code = view.cards[[...selected][0]];
-  const buttons = [];
-  if (drawn() && isDown()) {
-    const ends = runEnds(meld, code);
-    const offLabel = W.layOffOn(meld.owner, meld.index);
-    if (ends.length === 2) {
-      buttons.push(choice(offLabel + W.atLowEnd, { move: "lay_off", end: "low" }),
-        choice(offLabel + W.atHighEnd, { move: "lay_off", end: "high" }));
-    } else {
-      buttons.push(choice(offLabel, { move: "lay_off" }));
-    }
-  }
-  if (inPlay() && swapsJoker(meld, code)) buttons.push(choice(W.swapFor(meld.owner, meld.index), { move: "swap_joker" }));
-  if (!buttons.length) buttons.push(choice(W.layOffOn(meld.owner, meld.index), { move: "lay_off" }));
-  box.replaceChildren(el("span", { class: "picked" }, card(code, "mini")), ...buttons,
+  const here = (m) => m.card === code && m.owner === meld.owner && m.index === meld.index;
+  const offs = (moves().lay_off || []).filter(here);
+  const offLabel = W.layOffOn(meld.owner, meld.index);
+  const buttons = offs.map((m) => (offs.length === 2 && m.end
+    ? choice(offLabel + (m.end === "low" ? W.atLowEnd : W.atHighEnd), { move: "lay_off", end: m.end })
+    : choice(offLabel, { move: "lay_off", end: m.end })));
+  if ((moves().swap_joker || []).some(here)) buttons.push(choice(W.swapFor(meld.owner, meld.index), { move: "swap_joker" }));
+  box.replaceChildren(el("span", { class: "picked" }, card(code, "mini")),
+    ...(buttons.length ? buttons : [el("span", { class: "muted", text: W.noFit })]),
     el("button", { type: "button", class: "quiet", "data-move": "cancel", text: W.cancel }));
   box.hidden = false;
 }
@@ -239,7 +266,10 @@ function onTable(event) {
     draw();
     return;
   }
-  if (event.target.closest(".pile.stock") && myTurn() && !pub().drawn) send({ type: "draw_stock" });
+  if (event.target.closest(".pile.stock")) {
+    if (canDraw()) send({ type: "draw_stock" });
+    else showRefusal(!inPlay() ? W.waitingForDeal : myTurn() ? W.alreadyDrew : W.othersTurn(pub().turn));
+  }
   else if (event.target.closest(".pile.discard")) {
     if (canTake()) send({ type: "take_discard" });
     else if (canClaim()) send({ type: "claim_discard" });
@@ -267,8 +297,9 @@ function wire() {
   $("draw").addEventListener("click", () => send({ type: "draw_stock" }));
   $("take").addEventListener("click", () => send({ type: "take_discard" }));
   $("claim").addEventListener("click", () => send({ type: "claim_discard" }));
+  $("ready").addEventListener("click", () => send({ type: "ready" }));
   $("discard").addEventListener("click", () => { if (selected.size === 1) send({ type: "discard", card: one() }); });
-  $("go-down").addEventListener("click", () => { slots = slotKinds().map(() => []); target = null; draw(); });
+  $("go-down").addEventListener("click", () => { slots = suggested(); target = null; showRefusal(""); draw(); });
   $("cancel-down").addEventListener("click", () => { slots = null; draw(); });
   $("lay-down").addEventListener("click", () => {
     const kinds = slotKinds();
@@ -306,6 +337,7 @@ function connectSeat() {
   socket.onopen = () => { $("connection").textContent = over ? W.finished : W.live; };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    if (message.kind === "clock") heard(message.now);
     if (message.kind === "view") onView(message.view);
   };
   socket.onclose = (event) => {

@@ -1,5 +1,6 @@
 // The table drawn from a public view (contracts/views.py PublicView).
 import { back, card, el, empty } from "./cards.js";
+import { clock } from "./clock.js";
 import { WORDS as W } from "./words.js";
 
 const MAX_BACKS = 14;        // a long hand is drawn as this many backs and a count
@@ -13,10 +14,16 @@ function seatBox(view, seat) {
   if (view.claims.includes(seat)) badges.push(el("span", { class: "badge claim", text: W.claims }));
   if (view.dealer === seat && view.hand) badges.push(el("span", { class: "badge", text: W.dealer }));
   if (view.game_over && view.winners.includes(seat)) badges.push(el("span", { class: "badge winner", text: W.winner }));
-  const backs = Array.from({ length: Math.min(size, MAX_BACKS) }, () => back("small"));
+  if ((view.idle || []).includes(seat)) badges.push(el("span", { class: "badge away", text: W.away, title: W.awayHint }));
+  if ((view.ready || []).includes(seat)) badges.push(el("span", { class: "badge ready", text: W.readyBadge }));
+  if (view.turn === seat) badges.push(clock(view, "turn"));
+  // R15, R23: once a hand has ended every seat's cards left are shown face up.
+  const shown = (view.revealed || [])[seat];
+  const cards = shown ? shown.map((c) => card(c, "small"))
+    : Array.from({ length: Math.min(size, MAX_BACKS) }, () => back("small"));
   return el("div", { class: `seat${view.turn === seat ? " turn" : ""}`, "data-seat": seat },
     el("h3", {}, el("span", { class: "name", text: W.Seat(seat) }), ...badges),
-    el("div", { class: "hand" }, backs),
+    el("div", { class: `hand${shown ? " revealed" : ""}` }, cards),
     el("div", { class: "facts" },
       el("span", { class: "hand-size", text: W.cards(size) }), W.total(view.totals[seat] ?? 0)));
 }
@@ -53,6 +60,7 @@ function claims(view) {
     const top = view.discard[view.discard.length - 1];
     parts.push(el("span", {}, W.openToClaims, card(top, "mini"),
       view.claims.length ? W.claimedBy(view.claims) : W.noClaimYet));
+    if (view.held) parts.push(el("span", { class: "held" }, W.heldForPeople, clock(view, "claim")));   // R22
   }
   if (view.last_claims) {
     const c = view.last_claims;
@@ -76,14 +84,29 @@ export function status(view) {
   if (view.game_over) return W.gameOver(view.winners);
   if (!view.hand) return W.firstDeal;
   const hand = W.handOf(view.hand, view.contract && W.contract(view.contract));
-  if (view.hand_over) return `${hand} \u00b7 ${W.handOver}`;
+  if (view.due === "abandon") return `${hand} \u00b7 ${W.gameWaits}`;
+  if (view.hand_over) return `${hand} \u00b7 ${view.due === "pause" ? W.pauseBeforeNext : W.handOver}`;
   return `${hand} \u00b7 ${W.turn(view.turn, view.drawn)}`;
+}
+
+// What the game waits for, said above the table: the pause between hands (R23), or its people all away (R21).
+function banner(view) {
+  if (view.game_over) return null;
+  if (view.due === "abandon" || (view.due === "" && view.idle && view.idle.length && view.seats
+      && view.seats.every((who, s) => who !== "person" || view.idle.includes(s)))) {
+    return el("div", { class: "banner away", role: "status" }, W.gameWaitsLong, " ", clock(view, "abandon"));
+  }
+  if (view.due === "pause") {
+    return el("div", { class: "banner pause", role: "status" }, W.pauseBanner(view.hand), clock(view, "pause"),
+      W.pauseReadyHint);
+  }
+  return null;
 }
 
 // The whole table into `root`, replacing what was there.
 export function drawTable(root, view) {
   root.dataset.seq = view.seq;
-  root.replaceChildren(
+  root.replaceChildren(...[banner(view),
     el("div", { class: "seats" }, view.hand_sizes.map((_, seat) => seatBox(view, seat))),
-    centre(view), claims(view), melds(view));
+    centre(view), claims(view), melds(view)].filter(Boolean));
 }

@@ -3,6 +3,7 @@
 // from its feed first (history.js); the chat of its seats is read here too (chat.js).
 import { el, narrate } from "./cards.js";
 import { chatLine, startChat } from "./chat.js";
+import { heard } from "./clock.js";
 import { lastListed, listBatch, loadHistory, markLast } from "./history.js";
 import { drawTable, scores, status } from "./table.js";
 import { WORDS as W } from "./words.js";
@@ -58,6 +59,7 @@ function connect() {
   socket.onopen = () => { $("connection").textContent = finished ? W.finished : W.live; };
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
+    if (message.kind === "clock") heard(message.now);
     if (message.kind === "view") onView(message.view);
     else if (message.kind === "feed") listMoves(message.batch);
     else if (message.kind === "chat") chatLine(message.line);
