@@ -112,6 +112,8 @@ async def level(gateway: str, access: Access, key: str, spectators: int) -> dict
     await sub.unsubscribe()
     await nc.close()
     batches = {seq for seq, at in appended.items() if started <= at <= started + SECONDS}
+    if not batches:
+        raise RuntimeError(f"game {game} appended no batch in {SECONDS:g} s: nothing plays its bot seats")
     delays = sorted(t - appended[seq] for s in watchers for seq, t in s.arrived if seq in batches)
     complete = sum(1 for s in watchers if batches <= {seq for seq, _ in s.arrived})
     return {"spectators": spectators, "frames": len(delays), "batches": len(batches), "complete": complete,
@@ -143,7 +145,7 @@ def measure(levels=LEVELS) -> list[dict]:
         keys.write_text(f"bench:{key}\n")
         asyncio.run(prepare_topology(server.access))
         cli = [sys.executable, "-m", "zioncheck.cli.main", "serve", *server.cli_args, "--log-level", "warning"]
-        processes = [subprocess.Popen([*cli, "table", "dealer", "scoring", "projector", "intake"],
+        processes = [subprocess.Popen([*cli, "table", "dealer", "scoring", "projector", "intake", "bots"],
                                       stdout=subprocess.PIPE),
                      subprocess.Popen([*cli, "gateway", "--port", str(port), "--platform-keys", str(keys)],
                                       stdout=subprocess.PIPE)]
