@@ -16,9 +16,10 @@ log = structlog.get_logger("bots")
 
 
 async def play_seats(client: GameClient, follower: Follower, bots: dict[int, Bot], rng: random.Random,
-                     pace: float = 0.0, patience: float | None = 120.0) -> None:
+                     pace: float = 0.0, patience: float | None = 120.0, ready: bool = True) -> None:
     """Play the bot seats until the game is over; other seats are left to their owners.
 
+    A bot in a person's seat says ready after each hand at once (R23), unless `ready` is False.
     Raises TimeoutError when nothing happens for `patience` seconds (None, where a person
     plays too, waits for ever: people may take their time).
     """
@@ -26,7 +27,8 @@ async def play_seats(client: GameClient, follower: Follower, bots: dict[int, Bot
     while not follower.state.game_over:
         fresh, seen = follower.batches[seen:], len(follower.batches)
         state = follower.state
-        for seat in [s for s in bots if pausing(state) and state.present(s) and not (state.ready and state.ready[s])]:
+        waiting = ready and pausing(state)
+        for seat in [s for s in bots if waiting and state.present(s) and not (state.ready and state.ready[s])]:
             await _send(client, follower, Ready(seat=seat))   # R23: a bot in a person's seat is ready at once
             state = follower.state
         if not state.hand_over and any(isinstance(e, Discarded) for b in fresh for e in b.events):

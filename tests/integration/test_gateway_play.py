@@ -82,6 +82,8 @@ async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_cli
     assert await page.locator("#seat-choices select").evaluate_all("s => s.map(x => x.value)") == [
         "person", "greedy", "greedy"]
     await page.fill("#pace", "0")
+    await page.click("details.limits summary")           # the game's clock: the bots wait for no claim here
+    await page.fill("#claim_seconds", "0")
     await page.click("#new-game button[type=submit]")
     await page.wait_for_url(f"{gateway.url}/lobby/game-*", timeout=15_000)
     await page.wait_for_selector('#seats li[data-seat="0"] input')

@@ -65,7 +65,8 @@ async def test_r23_a_hand_ends_with_every_hand_shown_then_a_pause_or_everyone_re
                                       limits=Limits(pause_seconds=3, claim_seconds=0)))
     person = await client.follow(game)   # the person's seat, played here by a quick bot
     playing = asyncio.create_task(
-        play_seats(client, person, {0: make_bot("greedy", random.Random(7))}, random.Random(7), patience=None))
+        play_seats(client, person, {0: make_bot("greedy", random.Random(7))}, random.Random(7), patience=None,
+                   ready=False))
     try:
         await follower.wait_until(lambda f: f.state.hand_over and f.state.hand == 1, timeout=90)
         ended_at = time.monotonic()

@@ -51,12 +51,12 @@ async def test_r22_a_person_claims_a_discard_by_hand_against_three_bots_at_the_d
     created = await open_game(http, ["person", "greedy", "greedy", "greedy"])   # the bots' default pace
     async with seat_page(DESKTOP) as page:
         await page.goto(link(gateway, created))
-        # Seat 0 is to play first (twice, R11): its turn's clock is shown and runs.
-        await page.wait_for_selector(".seat[data-seat='0'] .clock.turn", timeout=15_000)
-        first = await page.text_content(".seat[data-seat='0'] .clock.turn")
+        # The seat to act shows its turn's clock, and the clock runs.
+        await page.wait_for_selector(".seat .clock.turn", timeout=15_000)
         await page.wait_for_function(
-            "t => document.querySelector(\".seat[data-seat='0'] .clock.turn\")?.textContent !== t",
-            arg=first, timeout=5_000)
+            """() => { const c = document.querySelector(".seat .clock.turn");
+                       window.firstClock = window.firstClock || (c && c.textContent);
+                       return c && c.textContent !== window.firstClock; }""", timeout=5_000)
         # The person plays its turns by clicks until a bot is to draw a discard the person may claim (R22).
         for _ in range(12):
             await page.wait_for_selector("#draw:not([hidden]), .clock.claim", timeout=30_000)
@@ -84,7 +84,8 @@ async def test_r23_a_hand_ends_with_every_hand_shown_and_waits_until_the_person_
     game = created["game_id"]
     follower = await client.follow(game)
     quick = random.Random(5)   # the person's seat played here by a quick bot, its pages watching
-    playing = asyncio.create_task(play_seats(client, follower, {0: make_bot("greedy", quick)}, quick, patience=None))
+    playing = asyncio.create_task(play_seats(client, follower, {0: make_bot("greedy", quick)}, quick, patience=None,
+                                             ready=False))
     try:
         async with contextlib.AsyncExitStack() as pages:   # the one seat in English, Russian on a phone, Spanish
             shown = [(language, await pages.enter_async_context(seat_page(viewport, language)))
