@@ -9,6 +9,7 @@ import signal
 import sys
 
 import httpx
+import pytest
 
 from gateway_helpers import KEY, keys_file  # noqa: F401 - keys_file is a fixture
 from over_nats import new_game
@@ -38,6 +39,7 @@ async def kill(process) -> None:
     await process.wait()
 
 
+@pytest.mark.long   # a whole game through kills: `make test-long`
 async def test_a_bot_game_finishes_though_its_bots_and_its_gateway_are_killed_mid_game(
         nats_server, client, tmp_path, keys_file):  # noqa: F811
     house = await Services().start(["table", "dealer", "scoring", "projector", "intake"], nats_server.access)

@@ -76,6 +76,7 @@ async def started(access: Access) -> Services:
     pytest.fail(f"the cluster never accepted the streams: {sorted(seen)}")
 
 
+@pytest.mark.long   # a scenario's whole game on three nodes: `make test-long`
 async def test_a_scenario_plays_the_same_on_a_three_node_cluster_with_three_replicas(cluster):
     services = await started(cluster.access)
     try:

@@ -29,6 +29,7 @@ def start_table(server, tmp_path) -> subprocess.Popen:
     return process
 
 
+@pytest.mark.long   # a whole game through kills: `make test-long`
 async def test_a_table_killed_mid_game_resumes_with_no_event_lost_or_doubled(nats_server, client, tmp_path):
     others = await Services().start(["dealer", "scoring", "intake"], nats_server.access)
     table = start_table(nats_server, tmp_path)

@@ -48,7 +48,8 @@ def link(gateway, created: dict, seat: int = 0) -> str:  # noqa: F811
 
 async def test_r22_a_person_claims_a_discard_by_hand_against_three_bots_at_the_default_pace(
         gateway, http, tmp_path):  # noqa: F811
-    created = await open_game(http, ["person", "greedy", "greedy", "greedy"])   # the bots' default pace
+    # The bots at their default pace; seat 3 deals, so the person plays first (R8).
+    created = await open_game(http, ["person", "greedy", "greedy", "greedy"], dealer=3)
     async with seat_page(DESKTOP) as page:
         await page.goto(link(gateway, created))
         # The seat to act shows its turn's clock, and the clock runs.
@@ -109,7 +110,7 @@ async def test_r23_a_hand_ends_with_every_hand_shown_and_waits_until_the_person_
 
 
 async def test_r21_a_game_whose_people_are_away_says_so_and_how_to_come_back(gateway, http, tmp_path):  # noqa: F811
-    created = await open_game(http, ["person", "greedy"], turn_seconds=5, idle_turns=1)
+    created = await open_game(http, ["person", "greedy"], turn_seconds=5, idle_turns=1, pace=0, claim_seconds=0)
     async with seat_page(PHONE, "ru") as phone, seat_page(DESKTOP) as page:
         for language, shown in (("ru", phone), ("en", page)):
             await shown.goto(link(gateway, created))
