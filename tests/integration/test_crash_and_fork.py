@@ -92,6 +92,7 @@ async def test_two_tables_racing_on_one_game_apply_each_command_once_in_stream_o
     assert await causes(client, game) == [1, 2, *seqs]
 
 
+@pytest.mark.long   # whole games on two table instances: `make test-long`
 async def test_two_table_instances_play_concurrent_games_exactly_as_one_would(nats_server, client):
     """Each partition is pinned to one instance at a time; when the pin moves (the instances spread the
     partitions), the new holder reads each game's earlier commands from the stream before applying one."""

@@ -41,8 +41,9 @@ def migrate(server) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-# The two games in one partition (played to the end: long), then in two.
-@pytest.mark.parametrize("partitions", [pytest.param(2, marks=pytest.mark.long), 3])
+# The two games in one partition (played to the end), then in two: a whole store moved, `make test-long`.
+@pytest.mark.long
+@pytest.mark.parametrize("partitions", [2, 3])
 async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_play_on(
         tmp_path, monkeypatch, partitions):
     monkeypatch.setenv("ZIONCHECK_PARTITIONS", str(partitions))

@@ -112,6 +112,7 @@ async def exactly_as_one_table(client, follower) -> None:
     assert logged == await one_table_writes(client, game)
 
 
+@pytest.mark.long   # whole games on two table instances: `make test-long`
 async def test_two_table_instances_share_the_partitions_and_play_every_game_exactly_as_one_would(
         nats_server, client):
     where = await layout(client.js)
@@ -143,6 +144,7 @@ async def test_two_table_instances_share_the_partitions_and_play_every_game_exac
             await running.stop()
 
 
+@pytest.mark.long   # whole games on one instance of two: `make test-long`
 async def test_a_table_instance_alone_keeps_every_partition_while_the_games_play(nats_server, client, monkeypatch):
     """One instance never gives a partition away for lack of a second: its games would wait for ever
     for a pin nobody takes, until its rest is over (it counts the instances that answer, not pulls)."""
