@@ -91,6 +91,10 @@ class GameState(msgspec.Struct, frozen=True):
         """Whether a person sits in `seat` and is at the table, not away (R20)."""
         return self.person(seat) and not (seat < len(self.idle) and self.idle[seat])
 
+    def is_ready(self, seat: int) -> bool:
+        """Whether `seat` has said it is ready for the next hand, in the pause after this one (R23)."""
+        return seat < len(self.ready) and self.ready[seat]
+
     @property
     def top(self) -> str | None:
         return self.discard[-1] if self.discard else None

@@ -129,11 +129,10 @@ def ready(state: GameState, command: Ready) -> list[AnyEvent]:
         raise Refused("game_over", "the game is over")
     if not pausing(state):
         raise Refused("not_paused", "a hand is in play" if not state.hand_over else "the next hand is being dealt")
-    if state.ready and state.ready[seat]:
+    if state.is_ready(seat):
         raise Refused("already_ready", f"seat {seat} is ready already")
     events: list[AnyEvent] = [SeatReady(seat=seat)]
-    ready_now = state.ready or (False,) * state.players
-    if all(ready_now[s] for s in range(state.players) if s != seat and state.present(s)):
+    if all(state.is_ready(s) for s in range(state.players) if s != seat and state.present(s)):
         events.append(PauseEnded(hand=state.hand, why="ready"))
     return events
 

@@ -28,7 +28,7 @@ async def play_seats(client: GameClient, follower: Follower, bots: dict[int, Bot
         fresh, seen = follower.batches[seen:], len(follower.batches)
         state = follower.state
         waiting = ready and pausing(state)
-        for seat in [s for s in bots if waiting and state.present(s) and not (state.ready and state.ready[s])]:
+        for seat in [s for s in bots if waiting and state.present(s) and not state.is_ready(s)]:
             await _send(client, follower, Ready(seat=seat))   # R23: a bot in a person's seat is ready at once
             state = follower.state
         if not state.hand_over and any(isinstance(e, Discarded) for b in fresh for e in b.events):
