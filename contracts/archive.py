@@ -1,0 +1,105 @@
+"""A finished game's archive: the one record that outlives the hot streams (docs/history.md).
+
+An archive file is `MAGIC` followed by a zstd frame holding the msgpack of an `Archive`: the
+`GameRecord` as the store held it (every command and log batch byte for byte, with its stream
+sequence and time), the hash chain over its batches, and the house's ed25519 signature over
+`Signed` (the manifest, the chain's head and the digests of everything else). Anyone with the house's
+public key checks it (`zioncheck verify`), with no server.
+
+Format 1. A reader refuses a format it does not know, by name; a later format adds fields with
+defaults, as every contract here does.
+"""
+from typing import Literal
+
+import msgspec
+
+FORMAT = 1
+MAGIC = b"ZCARCHIVE1\n"   # the file's first bytes: what it is, before the compressed frame
+
+Outcome = Literal["finished", "abandoned"]
+
+
+class StoredCommand(msgspec.Struct, frozen=True, array_like=True):
+    """One command as its partition's commands stream stored it: `seq` orders a game's commands
+    (the `cause` of the batches it made), `origin` is `play`, `dealer` or `timer`, `data` its JSON."""
+    seq: int
+    origin: str
+    at: int                # when the stream stored it, in nanoseconds since 1970 (UTC)
+    data: bytes
+
+
+class StoredBatch(msgspec.Struct, frozen=True, array_like=True):
+    """One batch of the game's log as the log stream stored it (`contracts.log.Batch` JSON, byte for
+    byte): `seq` is its log stream sequence, `kind` `hand` or `move`, `due_at` the deadline the table
+    stamped on it (R19-R23 countdowns), if any."""
+    seq: int
+    kind: str
+    at: int
+    data: bytes
+    due_at: float | None = None
+
+
+class Seed(msgspec.Struct, frozen=True, array_like=True):
+    """A hand's secret seed as the dealer revealed it, and the commitment it published before the
+    hand (R7): sha256(seed) must equal the commitment."""
+    hand: int
+    seed: str
+    commitment: str
+
+
+class Manifest(msgspec.Struct, frozen=True, kw_only=True):
+    """What an index or a person asks of a game without opening its record."""
+    format: int = FORMAT
+    tenant: str
+    game: str              # the id the tenant gave the game
+    key: str               # the house's name for it (`<tenant>=<game>`, or the game id in the default tenant)
+    seats: list[str]       # who sat where: "person" or a bot's name
+    players: int
+    started_at: int        # the game's first batch's store time, ns since 1970 (UTC)
+    ended_at: int          # its last batch's
+    hands: int             # hands played to their end
+    outcome: Outcome
+    winners: list[int]     # the seats with the lowest total (R17); none for an abandoned game
+    totals: list[int]
+    commands: int
+    batches: int
+    events: int
+    state_hash: str        # application.replay.state_hash of the fold of the batches
+
+
+class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything the house kept of one game."""
+    manifest: Manifest
+    commands: list[StoredCommand]
+    batches: list[StoredBatch]
+    seeds: list[Seed]
+    standings: bytes       # the zc_standings value (contracts.scores.Standings JSON) at the end
+
+
+class Signed(msgspec.Struct, frozen=True, kw_only=True):
+    """What the signature covers: the manifest, the head of the chain over the batches, and the
+    sha256 of the commands, seeds and standings as encoded in the record."""
+    manifest: Manifest
+    chain_head: bytes
+    commands_digest: bytes
+    seeds_digest: bytes
+    standings_digest: bytes
+
+
+class Archive(msgspec.Struct, frozen=True, kw_only=True):
+    """The file's content: the record, the chain (one link a batch: sha256(previous link + the
+    batch's seq, kind, at and data)), and who signed it."""
+    record: GameRecord
+    chain: list[bytes]
+    key_id: str            # the signer's public key, hex (what `zioncheck credentials --archive-key` prints)
+    signature: bytes       # ed25519 over msgpack(Signed)
+
+
+class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One archived game in the history index (stream ZC_HISTORY, subject
+    `zc.history.<tenant>.<game>`, JSON): what `zioncheck history` lists without opening an archive."""
+    manifest: Manifest
+    archived_at: int       # when the archiver wrote it, ns since 1970 (UTC)
+    size: int              # the archive's bytes
+    where: str             # the archive store's name for it (an object name, or a file's name in --archive DIR)
+    v: int = 1
