@@ -31,12 +31,13 @@ def play_game(bot_names: list[str], seed: int | str, game_id: str) -> InProcessT
     table.handle(StartGame(game_id=game_id, players=len(bots)))
     while not table.state.game_over:
         table.handle(dealer.deal(table.state))
-        _play_hand(table, bots, rng)
+        play_hand(table, bots, rng)
         table.handle(dealer.reveal(table.state.hand))
     return table
 
 
-def _play_hand(table: InProcessTable, bots: list[Bot], rng: random.Random) -> None:
+def play_hand(table: InProcessTable, bots: list[Bot], rng: random.Random) -> None:
+    """The bots play the hand in play to its end, each seat's turn and the others' claims and swaps."""
     for _ in range(MAX_COMMANDS_PER_HAND):
         state = table.state
         if state.hand_over:

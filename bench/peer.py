@@ -118,7 +118,7 @@ def play_peer_game(app, game_id: str) -> PeerTable:
     table.handle(StartGame(game_id=game_id, players=len(bots)))
     while not table.state.game_over:
         table.handle(dealer.deal(table.state))
-        simulation._play_hand(table, bots, rng)
+        simulation.play_hand(table, bots, rng)
         table.handle(dealer.reveal(table.state.hand))
     return table
 
