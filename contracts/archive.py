@@ -2,8 +2,8 @@
 
 An archive file is `MAGIC` followed by a zstd frame holding the msgpack of an `Archive`: the
 `GameRecord` as the store held it (every command and log batch byte for byte, with its stream
-sequence and time), the hash chain over its batches, and the house's ed25519 signature over
-`Signed` (the manifest, the chain's head and the digests of everything else). Anyone with the house's
+sequence and time), the hash chain over its batches, the digests of the rest, and the house's
+ed25519 signature over `Signed` (the manifest, the chain's head and the digests). Anyone with the house's
 public key checks it (`zioncheck verify`), with no server.
 
 Format 1. A reader refuses a format it does not know, by name; a later format adds fields with
@@ -15,6 +15,7 @@ import msgspec
 
 FORMAT = 1
 MAGIC = b"ZCARCHIVE1\n"   # the file's first bytes: what it is, before the compressed frame
+MARK = 4                  # bytes of a batch's mark
 
 Outcome = Literal["finished", "abandoned"]
 
@@ -76,23 +77,34 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
     standings: bytes       # the zc_standings value (contracts.scores.Standings JSON) at the end
 
 
-class Signed(msgspec.Struct, frozen=True, kw_only=True):
+class Digests(msgspec.Struct, frozen=True, array_like=True):
+    """The sha256 of the record's commands, seeds (each list's msgpack), standings and marks."""
+    commands: bytes
+    seeds: bytes
+    standings: bytes
+    marks: bytes
+
+
+class Signed(msgspec.Struct, frozen=True, array_like=True):
     """What the signature covers: the manifest, the head of the chain over the batches, and the
-    sha256 of the commands, seeds and standings as encoded in the record."""
+    digests of everything else."""
     manifest: Manifest
     chain_head: bytes
-    commands_digest: bytes
-    seeds_digest: bytes
-    standings_digest: bytes
+    digests: Digests
 
 
 class Archive(msgspec.Struct, frozen=True, kw_only=True):
-    """The file's content: the record, the chain (one link a batch: sha256(previous link + the
-    batch's seq, kind, at and data)), and who signed it."""
+    """The file's content: the record; the head of the chain over its batches (each link the sha256 of
+    the link before and the batch's msgpack; the first link before any batch is
+    `application.archive.genesis(key)`); a mark a batch (the first `MARK` bytes of the sha256 of its
+    msgpack), which tells which batch changed when the chain no longer leads to its head; the digests;
+    and who signed them (ed25519 over the msgpack of `Signed`)."""
     record: GameRecord
-    chain: list[bytes]
+    chain_head: bytes
+    marks: bytes
+    digests: Digests
     key_id: str            # the signer's public key, hex (what `zioncheck credentials --archive-key` prints)
-    signature: bytes       # ed25519 over msgpack(Signed)
+    signature: bytes
 
 
 class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):

@@ -52,6 +52,7 @@ import nats
 import structlog
 from nats.aio.client import Client
 
+from zioncheck.application.archive import new_signing_key, public_key_of
 from zioncheck.services.bus import headers
 from zioncheck.services.bus.topology import (
     ANY_GAME,
@@ -260,9 +261,11 @@ class Credential:
 
 
 def make_credentials(folder: Path, roles=ROLES) -> dict[str, Credential]:
-    """The credentials in `folder` (one `<user>.json` a user, mode 0600), made for missing roles."""
+    """The credentials in `folder` (one `<user>.json` a user, mode 0600), made for missing roles, and
+    the house's archive key beside them."""
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
+    signing_key(folder)
     found = read_credentials(folder)
     for role in roles:
         if role not in found:
@@ -295,6 +298,32 @@ def _tenant_of(role: str, user: str, tenant: str | None) -> str:
     """A login's tenant: a platform is a tenant of its own name, a spectator watches the one given (by
     default the default tenant); other roles are the house's and belong to none."""
     return user if role == "platform" else (tenant or DEFAULT_TENANT) if role == "spectator" else ""
+
+
+SIGNING_KEY = "archive-signing.key"   # the house's ed25519 key that signs each game's archive (hex, mode 0600)
+PUBLIC_KEY = "archive-public.key"     # its public key (hex): all `zioncheck verify` needs, anywhere
+
+
+def signing_key(folder: Path) -> bytes:
+    """The house's archive signing key in the credentials `folder`, made there when missing; only the
+    archiver reads it. Its public key is written beside it."""
+    path = folder / SIGNING_KEY
+    if not path.exists():
+        private, public = new_signing_key()
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:   # another process made it first: theirs is the key
+            return signing_key(folder)
+        with os.fdopen(fd, "w") as out:
+            out.write(private.hex() + "\n")
+        (folder / PUBLIC_KEY).write_text(public + "\n")
+    return bytes.fromhex(path.read_text().strip())
+
+
+def public_key(folder: Path) -> str:
+    """The house's archive public key (hex), from its file, or from the signing key when only it is there."""
+    path = folder / PUBLIC_KEY
+    return path.read_text().strip() if path.exists() else public_key_of(signing_key(folder))
 
 
 def read_credentials(folder: Path) -> dict[str, Credential]:
