@@ -236,7 +236,7 @@ def _chain(archive: Archive) -> list[Problem]:
     longer leads to its head, the marks tell which batch changed, or where one went missing."""
     record, problems = archive.record, []
     batches, counted = record.batches, record.manifest.batches
-    for before, after in zip(batches, batches[1:]):
+    for before, after in zip(batches, batches[1:], strict=False):
         if after.seq <= before.seq:
             problems.append(Problem("batches_reordered", seq=after.seq, detail=str(before.seq)))
     if len(batches) > counted:

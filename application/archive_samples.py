@@ -13,9 +13,21 @@ from zioncheck.application.archive import make_record
 from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.simulation import game_rng, play_hand
 from zioncheck.application.turns import InProcessTable
-from zioncheck.bots import make_bot
+from zioncheck.bots import Bot, make_bot
 from zioncheck.contracts.archive import GameRecord, StoredBatch, StoredCommand
-from zioncheck.contracts.commands import DEALER, PLAY, TIMER, AbandonGame, Command, DealerCommand, StartGame
+from zioncheck.contracts.commands import (
+    DEALER,
+    PERSON,
+    PLAY,
+    TIMER,
+    AbandonGame,
+    Command,
+    DealerCommand,
+    Limits,
+    StartGame,
+    TimerCommand,
+    TurnTimeout,
+)
 from zioncheck.contracts.events import AnyEvent, GameEnded, GameStarted, HandEnded, PauseEnded
 from zioncheck.contracts.log import Batch, encode
 from zioncheck.contracts.scores import Standings
@@ -59,26 +71,43 @@ def origin(command: Command) -> str:
     """Which subject of the commands stream a command comes on: the dealer's, the server's timers', or play."""
     if isinstance(command, DealerCommand):
         return DEALER
-    return TIMER if isinstance(command, AbandonGame) else PLAY
+    return TIMER if isinstance(command, TimerCommand) else PLAY
 
 
 def play_recorded(game: str, bots: Sequence[str] = ("greedy", "random", "greedy", "random"), seed: str = "history",
                   started_at: int = MARCH_2026, abandon_after: int | None = None) -> RecordingTable:
-    """A bot game (each seat named for its bot) played to its end, or abandoned (R21) once
-    `abandon_after` hands are over."""
+    """A bot game (each seat named for its bot) played to its end. With `abandon_after` n, seat 0 is a
+    person's (its bot plays for it) who leaves in hand n + 1: its turns run out until a bot keeps the
+    seat (R19, R20), and the game is abandoned (R21) in that hand."""
     rng = game_rng(seed, game)
     players = [make_bot(name, rng) for name in bots]
     dealer = Dealer(seeded(seed, game))
     table = RecordingTable(dealer, started_at)
-    table.handle(StartGame(game_id=game, players=len(bots), seats=list(bots)))
+    seats = list(bots) if abandon_after is None else [PERSON, *bots[1:]]
+    # A person at the table holds discards for a claim and pauses between hands (R22, R23): not here.
+    table.handle(StartGame(game_id=game, players=len(bots), seats=seats, limits=Limits(claim_seconds=0,
+                                                                                       pause_seconds=0)))
     while not table.state.game_over:
-        if abandon_after is not None and table.state.hand >= abandon_after:
-            table.handle(AbandonGame(presence=table.state.presence))
-            break
         table.handle(dealer.deal(table.state))
+        if abandon_after is not None and table.state.hand > abandon_after:
+            _leave(table, players)
+            table.handle(dealer.reveal(table.state.hand))   # the dealer reveals an abandoned hand's seed all the same
+            break
         play_hand(table, players, rng)
         table.handle(dealer.reveal(table.state.hand))
     return table
+
+
+def _leave(table: RecordingTable, players: list[Bot]) -> None:
+    """Seat 0's person is gone: its turns time out (a bot plays each) until a bot keeps the seat, and
+    the game, with nobody left at it, is abandoned in the hand."""
+    while not table.state.idle[0]:
+        state = table.state
+        if state.turn == 0:
+            table.handle(TurnTimeout(hand=state.hand, turn=state.turn_no))
+        else:
+            table.handle(players[state.turn].move(state, state.turn))
+    table.handle(AbandonGame(presence=table.state.presence))
 
 
 def standings_of(table: RecordingTable) -> bytes:

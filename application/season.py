@@ -81,19 +81,19 @@ class Season:
         """The rows gathered so far, table by table, and a fresh start: a writer takes them a few games at a time."""
         taken = self.tables
         self.tables = {table: {column.name: [] for column in columns} for table, columns in TABLES.items()}
+        self.games = 0
         return taken
 
     def rows(self, table: str) -> int:
         return len(self.tables[table]["game"])
 
     def add(self, record: GameRecord) -> None:
-        """One archived game's rows in every table."""
-        _Game(self, record).fold()
+        """One archived game's rows in every table; none of them if its log cannot be read or folded
+        (the error is raised: msgspec's for a batch that is no log batch, another for events out of order)."""
+        for table, values in _Game(record).fold():
+            for name, column in self.tables[table].items():
+                column.append(values.get(name))
         self.games += 1
-
-    def row(self, table: str, values: dict[str, object]) -> None:
-        for name, column in self.tables[table].items():
-            column.append(values.get(name))
 
 
 @dataclass
@@ -113,13 +113,15 @@ class _Hand:
 class _Game:
     """One game's rows, gathered as its log is folded."""
 
-    def __init__(self, season: Season, record: GameRecord):
-        self.season, self.record, self.manifest = season, record, record.manifest
+    def __init__(self, record: GameRecord):
+        self.record, self.manifest = record, record.manifest
+        self.rows: list[tuple[str, dict[str, object]]] = []
         self.names = list(self.manifest.seats)
         self.hand: _Hand | None = None
         self.moves = self.claims = self.reshuffles = 0
 
-    def fold(self) -> None:
+    def fold(self) -> list[tuple[str, dict[str, object]]]:
+        """The game's rows, each with its table's name."""
         state = GameState()
         for stored in self.record.batches:
             batch = decode_batch(stored.data)
@@ -140,11 +142,11 @@ class _Game:
         if self.hand is not None:   # the hand the game was abandoned in (R21): not scored
             self._hand_row(self.hand, state, self.manifest.ended_at, {"finished": False})
         m = self.manifest
-        self.season.row("games", dict(
-            tenant=m.tenant, game=m.game, key=m.key, players=m.players, seats=list(m.seats), started_at=m.started_at,
-            ended_at=m.ended_at, hands=m.hands, outcome=m.outcome, winners=list(m.winners), totals=list(m.totals),
-            commands=m.commands, batches=m.batches, events=m.events, moves=self.moves, claims=self.claims,
-            reshuffles=self.reshuffles, state_hash=m.state_hash))
+        self._row("games", key=m.key, players=m.players, seats=list(m.seats), started_at=m.started_at,
+                  ended_at=m.ended_at, hands=m.hands, outcome=m.outcome, winners=list(m.winners), totals=list(m.totals),
+                  commands=m.commands, batches=m.batches, events=m.events, moves=self.moves, claims=self.claims,
+                  reshuffles=self.reshuffles, state_hash=m.state_hash)
+        return self.rows
 
     def _move(self, state: GameState, event: Move, at: int, command: int, batch: int, stand_in: int | None) -> None:
         if self.hand is None:
@@ -183,7 +185,7 @@ class _Game:
         self._row("hands", **row, ended_at=ended_at, turns=state.turn_no - hand.first_turn + 1, **end)
 
     def _row(self, table: str, **values: object) -> None:
-        self.season.row(table, {"tenant": self.manifest.tenant, "game": self.manifest.game, **values})
+        self.rows.append((table, {"tenant": self.manifest.tenant, "game": self.manifest.game, **values}))
 
     def _name(self, seat: int) -> str:
         return self.names[seat] if seat < len(self.names) else "person"

@@ -1,9 +1,11 @@
-"""`zioncheck games` and `zioncheck export`: what JetStream holds, and a game's log as JSON lines."""
+"""`zioncheck games` and `zioncheck export`: what JetStream holds, and a game's log as JSON lines; or,
+with --parquet, a season of archived games as Parquet tables (cli/season_export.py)."""
 import sys
 
-from zioncheck.cli import words
+from zioncheck.cli import season_export, words
+from zioncheck.cli.history_cmd import add_query
 from zioncheck.cli.log_reader import list_games, read_game_log
-from zioncheck.cli.options import CommandFailed, add_bus
+from zioncheck.cli.options import CommandFailed, add_bus, whole
 from zioncheck.contracts.log import write_jsonl
 
 
@@ -12,8 +14,13 @@ def add(sub) -> None:
     add_bus(p, words.NATS_URL_STORE)
     p.set_defaults(func=games)
     p = sub.add_parser("export", help=words.EXPORT_HELP, description=words.EXPORT_DESCRIPTION)
-    p.add_argument("game", metavar=words.METAVAR_GAME, help=words.GAME_ID_HELP)
+    p.add_argument("game", nargs="?", metavar=words.METAVAR_GAME, help=words.EXPORT_GAME_HELP)
     p.add_argument("-o", "--output", metavar=words.METAVAR_FILE, help=words.OUTPUT_HELP)
+    season = p.add_argument_group(words.EXPORT_SEASON_TITLE, words.EXPORT_SEASON_DESCRIPTION)
+    season.add_argument("--parquet", metavar=words.METAVAR_DIR, help=words.EXPORT_PARQUET_HELP)
+    season.add_argument("--archive", metavar=words.METAVAR_DIR, help=words.EXPORT_ARCHIVE_HELP)
+    add_query(season)
+    season.add_argument("--limit", type=whole, metavar=words.METAVAR_N, help=words.EXPORT_LIMIT_HELP)
     add_bus(p, words.NATS_URL_STORE)
     p.set_defaults(func=export)
 
@@ -40,7 +47,19 @@ def games(args) -> int:
     return 0
 
 
+SEASON_OPTIONS = ("archive", "tenant", "since", "until", "seat", "outcome", "won_by", "limit")
+
+
 def export(args) -> int:
+    if args.parquet is not None:
+        if args.game is not None or args.output is not None:
+            raise CommandFailed(words.EXPORT_ONE_OR_SEASON)
+        return season_export.main(args)
+    if args.game is None:
+        raise CommandFailed(words.EXPORT_WHAT)
+    if given := [name for name in SEASON_OPTIONS if getattr(args, name) is not None]:
+        option = "--" + {"since": "from", "until": "to"}.get(given[0], given[0]).replace("_", "-")
+        raise CommandFailed(words.ONLY_WITH_PARQUET.format(option=option))
     entries = read_game_log(args.game, args.nats_url, args.credentials)
     data = write_jsonl(entries)
     if args.output:

@@ -15,6 +15,7 @@ from zioncheck.cli import (
     asyncapi_cmd,
     credentials_cmd,
     games_cmd,
+    history_cmd,
     migrate_cmd,
     openapi_cmd,
     play_cmd,
@@ -31,8 +32,8 @@ from zioncheck.contracts.languages import LANGUAGES
 from zioncheck.services.bus.access import NoLogin
 from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 
-SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, views_cmd,
-               migrate_cmd, credentials_cmd, asyncapi_cmd, openapi_cmd]
+SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, history_cmd,
+               views_cmd, migrate_cmd, credentials_cmd, asyncapi_cmd, openapi_cmd]
 
 
 def parser() -> argparse.ArgumentParser:

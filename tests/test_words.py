@@ -22,7 +22,7 @@ from zioncheck.cli import words
 from zioncheck.cli.live import narrate
 from zioncheck.cli.main import main, parser
 from zioncheck.contracts import events
-from zioncheck.contracts.commands import AnyCommand
+from zioncheck.contracts.commands import PERSON, AnyCommand
 from zioncheck.contracts.events import Discarded, GameEnded, Rejected
 from zioncheck.contracts.languages import (
     ENGLISH,
@@ -294,7 +294,7 @@ def names_on_the_command_line() -> set[str]:
     commands, the options and their choices, and the bots."""
     top = parser()
     [commands] = [action for action in top._actions if isinstance(action, argparse._SubParsersAction)]
-    named = {"zioncheck", *LANGUAGES, *BOTS, *(part for name in commands.choices for part in name.split("-"))}
+    named = {"zioncheck", *LANGUAGES, *BOTS, PERSON, *(part for name in commands.choices for part in name.split("-"))}
     for each in [top, *commands.choices.values()]:
         for action in each._actions:
             named |= {part for option in action.option_strings for part in re.findall(r"[a-z]+", option)}
@@ -347,7 +347,12 @@ def faces(tmp_path_factory, game_log) -> list[list[str]]:
                 ["serve", "--idle-minutes", "0"], ["simulate", "--games", "0"], ["replay", str(folder / "none.jsonl")],
                 ["replay", "#1"], ["replay", str(folder)], ["replay", str(not_a_log)], ["export", "x.y"],
                 ["credentials", "--add", "x"], ["scenario", str(folder / "none.json")],
-                ["games", "--nats-url", "nats://127.0.0.1:1", "--credentials", str(folder)]]
+                ["games", "--nats-url", "nats://127.0.0.1:1", "--credentials", str(folder)],
+                ["history", "--from", "2026-02-30"], ["history", "--seat", "seat-9"], ["history", "--limit", "0"],
+                ["history", "--from", "2026-03-02", "--to", "2026-03-01"], ["history", "--tenant", "a.b"],
+                ["history", "--won-by", "1", "--outcome", "abandoned"], ["export"], ["export", "g", "--parquet", "d"],
+                ["export", "g", "--tenant", "acme"], ["export", "--parquet", str(folder), "--archive", str(folder / "x")],
+                ["history", "--nats-url", "nats://127.0.0.1:1", "--credentials", str(folder)]]
     return [*helps, *refusals, ["replay", str(game_log)]]
 
 
@@ -396,8 +401,9 @@ def test_a_replay_tells_the_game_in_the_readers_words_with_suit_symbols(game_log
 TERMINAL = ("cli.", "tell.", "argparse.", "kind.", "contract.", "reason.")   # the keys the terminal says
 TYPED = {"draw", "take", "claim", "down", "lay", "on", "low", "high", "swap", "discard", "ready", "help", "quit",
          "as", "qh", "jk"}   # the moves and cards typed at the terminal, the same in every language (cli.HELP)
+# Names, environment variables, `code`, and the time zone and tools a person types or reads as names.
 PRODUCTS = {"table", "nats", "jetstream", "json", "jsonl", "kv", "http", "websocket", "api", "asyncapi", "openapi",
-            "prometheus", "url", "lang", "language", "required", "reload"}   # names, environment variables, `code`
+            "prometheus", "url", "lang", "language", "required", "reload", "utc", "pip", "install", "pyarrow"}
 
 
 def test_no_russian_word_of_the_terminal_is_left_in_latin_letters():

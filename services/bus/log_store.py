@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import msgspec
+import nats.errors
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg
@@ -486,3 +487,25 @@ HAND_BOUNDARIES = (GameStarted, HandEnded, PauseEnded, GameEnded)   # what the d
 
 def _kind(batch: Batch) -> str:
     return "hand" if any(isinstance(e, HAND_BOUNDARIES) for e in batch.events) else "move"
+
+
+async def first_stored_at(js: JetStreamContext, stream: str, subject: str, at: int,
+                          timeout: float = 10.0) -> int | None:
+    """The sequence of the first message of `stream` on `subject` (a filter) stored at or after `at`
+    (nanoseconds since 1970, UTC), None when there is none: one direct get by time, where a read of a
+    time range starts (`read_some` from the sequence before it). A stream that answers no direct get
+    is read from its start (0)."""
+    whole, part = divmod(at, 1_000_000_000)
+    stamp = f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(whole))}.{part:09d}Z"
+    request = _request_encoder.encode({"start_time": stamp, "next_by_subj": subject})
+    try:
+        answer = await js._nc.request(f"{js._prefix}.DIRECT.GET.{stream}", request, timeout=timeout)
+    except nats.errors.NoRespondersError:
+        return 0
+    headers = answer.headers or {}
+    status = headers.get("Status")
+    if status == "404":
+        return None
+    if status is not None:
+        raise BadRequestError(code=int(status), description=headers.get("Description", ""))
+    return int(headers["Nats-Sequence"])

@@ -1,0 +1,81 @@
+"""Reading the history index: the archived games a query asks for, without opening an archive.
+
+The archiver writes one `contracts.archive.IndexEntry` (JSON) a finished game on
+zc.history.<tenant>.<game>, in the stream ZC_HISTORY (one message a subject: a game archived again
+replaces its entry). The index is read by batched direct gets (log_store.read_some), 1,000 entries a
+request. A query from a date starts at the first entry stored since then (log_store.first_stored_at):
+a game is archived after it ends, so none that started later was indexed earlier. What matches is
+application/history.py's.
+"""
+from collections.abc import AsyncIterator
+
+import msgspec
+from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
+
+from zioncheck.application.history import Page, Query, matches, page
+from zioncheck.contracts.archive import IndexEntry
+from zioncheck.services.bus.log_store import DIRECT_BATCH, first_stored_at, read_some
+
+HISTORY = "ZC_HISTORY"
+HISTORY_SUBJECTS = "zc.history.*.*"
+
+
+def history_subject(tenant: str, game: str) -> str:
+    """Where the index keeps a game's entry: `game` is the id its tenant gave it ("*" for every game)."""
+    return f"zc.history.{tenant}.{game}"
+
+
+class NoIndex(Exception):
+    """The server holds no history index: nothing has been archived on it."""
+
+
+_entry = msgspec.json.Decoder(IndexEntry)
+
+
+async def has_index(js: JetStreamContext) -> bool:
+    try:
+        await js.stream_info(HISTORY)
+    except NotFoundError:
+        return False
+    return True
+
+
+async def matching(js: JetStreamContext, query: Query, unreadable: list[int] | None = None
+                   ) -> AsyncIterator[tuple[int, IndexEntry]]:
+    """Every entry of the index `query` asks for, after `query.after`, in index order, with its sequence;
+    NoIndex when there is no index. Entries that are not an IndexEntry are left out, their sequences
+    added to `unreadable`."""
+    if not await has_index(js):
+        raise NoIndex(HISTORY)
+    subject = history_subject(query.tenant or "*", "*")
+    after = query.after
+    if query.start is not None:
+        first = await first_stored_at(js, HISTORY, subject, query.start)
+        if first is None:
+            return
+        after = max(after, first - 1)
+    while True:
+        found, last = await read_some(js, HISTORY, subject, after=after, most=DIRECT_BATCH)
+        for seq, data in found:
+            try:
+                entry = _entry.decode(data)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                if unreadable is not None:
+                    unreadable.append(seq)
+                continue
+            if matches(query, entry.manifest):
+                yield seq, entry
+        if len(found) < DIRECT_BATCH or last <= after:
+            return
+        after = last
+
+
+async def list_page(js: JetStreamContext, query: Query, unreadable: list[int] | None = None) -> Page:
+    """The page of archived games `query` asks for: its games, and the `after` of the next page."""
+    kept: list[tuple[int, IndexEntry]] = []
+    async for found in matching(js, query, unreadable):
+        kept.append(found)
+        if len(kept) > query.limit:   # one more than a page: there is a next page
+            break
+    return page(query, kept)
