@@ -13,7 +13,7 @@ from zioncheck.application.season import Season
 from zioncheck.cli import words
 from zioncheck.cli.history_cmd import query_of
 from zioncheck.cli.log_reader import READER
-from zioncheck.cli.options import CommandFailed, check_range
+from zioncheck.cli.options import CommandFailed
 from zioncheck.cli.parquet import ParquetTables, need_pyarrow
 from zioncheck.cli.progress import Progress
 from zioncheck.contracts.archive import IndexEntry
@@ -22,9 +22,8 @@ from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.history import NoIndex, matching
 
-FLUSH = 200           # games a row group holds: what an export keeps in memory at once
-MAX_GAMES = 1_000_000   # an export's most games (the index holds fewer)
-TOLD = 10             # unreadable archives told one by one
+FLUSH = 200   # games a row group holds: what an export keeps in memory at once, however many it writes
+TOLD = 10     # unreadable archives told one by one
 
 
 @dataclass
@@ -39,9 +38,9 @@ class Exported:
 def main(args) -> int:
     need_pyarrow()
     tables_in = Path(args.parquet)
-    most = MAX_GAMES if args.limit is None else args.limit
-    check_range("--limit", most, 1, MAX_GAMES)
-    query = query_of(args, limit=most)
+    if args.limit is not None and args.limit < 1:
+        raise CommandFailed(words.MUST_BE_AT_LEAST_1.format(option="--limit", value=args.limit))
+    query = query_of(args)
     if args.archive and not Path(args.archive).is_dir():
         raise CommandFailed(words.NO_SUCH_FOLDER.format(folder=args.archive))
     try:
@@ -54,7 +53,7 @@ def main(args) -> int:
         raise CommandFailed(words.CANNOT_WRITE.format(file=tables_in, reason=words.os_reason(error))) from None
     with bus(args.nats_url, args.credentials) as access:
         try:
-            done = asyncio.run(_export(access, query, tables, Path(args.archive) if args.archive else None))
+            done = asyncio.run(_export(access, query, args.limit, tables, Path(args.archive) if args.archive else None))
         except NoIndex:
             tables.abandon()
             raise CommandFailed(words.NO_HISTORY, 1) from None
@@ -73,37 +72,38 @@ def main(args) -> int:
     return 0
 
 
-async def _export(access: Access, query: Query, tables: ParquetTables, folder: Path | None) -> Exported:
+async def _export(access: Access, query: Query, most: int | None, tables: ParquetTables, folder: Path | None
+                  ) -> Exported:
+    """The chosen games' rows written, reading the index twice: once to count them (and to know where they end,
+    as the archiver may add more meanwhile), once to export them one by one."""
     nc = await connect(access, READER)
     try:
         js = nc.jetstream()
-        chosen: list[IndexEntry] = []
-        async for _, entry in matching(js, query):
-            chosen.append(entry)
-            if len(chosen) == query.limit:
+        count, last = 0, 0
+        async for seq, _ in matching(js, query):
+            count, last = count + 1, seq
+            if count == most:
                 break
         store: ArchiveStore = FolderStore(folder) if folder else BucketStore(js)
-        return await _write(chosen, store, tables)
+        done, season = Exported(), Season()
+        progress = Progress(count, words.PROGRESS_ARCHIVES)
+        async for seq, entry in matching(js, query):
+            if seq > last:
+                break
+            why = await _add(season, store, entry)
+            if why:
+                done.skipped.append((entry.manifest.key, why))
+            else:
+                done.games += 1
+            if season.games == FLUSH:
+                _flush(season, tables, done)
+            progress.step()
+        progress.close()
+        _flush(season, tables, done)
+        done.files = tables.finish()
+        return done
     finally:
         await nc.close()
-
-
-async def _write(chosen: list[IndexEntry], store: ArchiveStore, tables: ParquetTables) -> Exported:
-    done, season = Exported(), Season()
-    progress = Progress(len(chosen), words.PROGRESS_ARCHIVES)
-    for entry in chosen:
-        why = await _add(season, store, entry)
-        if why:
-            done.skipped.append((entry.manifest.key, why))
-        else:
-            done.games += 1
-        if season.games == FLUSH:
-            _flush(season, tables, done)
-        progress.step()
-    progress.close()
-    _flush(season, tables, done)
-    done.files = tables.finish()
-    return done
 
 
 async def _add(season: Season, store: ArchiveStore, entry: IndexEntry) -> str:

@@ -351,7 +351,8 @@ def faces(tmp_path_factory, game_log) -> list[list[str]]:
                 ["history", "--from", "2026-02-30"], ["history", "--seat", "seat-9"], ["history", "--limit", "0"],
                 ["history", "--from", "2026-03-02", "--to", "2026-03-01"], ["history", "--tenant", "a.b"],
                 ["history", "--won-by", "1", "--outcome", "abandoned"], ["export"], ["export", "g", "--parquet", "d"],
-                ["export", "g", "--tenant", "acme"], ["export", "--parquet", str(folder), "--archive", str(folder / "x")],
+                ["export", "g", "--tenant", "acme"],
+                ["export", "--parquet", str(folder), "--archive", str(folder / "x")],
                 ["history", "--nats-url", "nats://127.0.0.1:1", "--credentials", str(folder)]]
     return [*helps, *refusals, ["replay", str(game_log)]]
 
