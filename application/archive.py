@@ -6,6 +6,7 @@ each with the place it is found (a batch's log sequence, a hand): `zioncheck ver
 the reader's words (`tell.verify.<what>`).
 """
 import hashlib
+import itertools
 from typing import Literal, NamedTuple
 
 import msgspec
@@ -211,11 +212,12 @@ def verify(data: bytes, public_key: str) -> list[Problem]:
         return [Problem("unknown_format", detail=str(record.manifest.format))]
     problems = _signature(archive, public_key) + _chain(archive)
     found = digests_of(record, archive.marks)
-    problems += [Problem(what) for what, ours, theirs in (
+    parts: list[tuple[Finding, bytes, bytes]] = [
         ("commands_changed", found.commands, archive.digests.commands),
         ("seeds_changed", found.seeds, archive.digests.seeds),
         ("standings_changed", found.standings, archive.digests.standings),
-        ("marks_changed", found.marks, archive.digests.marks)) if ours != theirs]
+        ("marks_changed", found.marks, archive.digests.marks)]
+    problems += [Problem(what) for what, ours, theirs in parts if ours != theirs]
     return problems + _game(record)
 
 
@@ -236,7 +238,7 @@ def _chain(archive: Archive) -> list[Problem]:
     longer leads to its head, the marks tell which batch changed, or where one went missing."""
     record, problems = archive.record, []
     batches, counted = record.batches, record.manifest.batches
-    for before, after in zip(batches, batches[1:], strict=False):
+    for before, after in itertools.pairwise(batches):
         if after.seq <= before.seq:
             problems.append(Problem("batches_reordered", seq=after.seq, detail=str(before.seq)))
     if len(batches) > counted:

@@ -8,6 +8,7 @@ from zioncheck.services.bus.access import (
     ROLES,
     add_user,
     make_credentials,
+    public_key,
     read_credentials,
     rights_of,
     write_server_files,
@@ -35,10 +36,18 @@ def add(sub) -> None:
                    help=words.CREDENTIALS_PARTITIONS_HELP.format(default=DEFAULT_PARTITIONS))
     p.add_argument("--replicas", type=whole, default=1, choices=(1, 3, 5),
                    help=words.CREDENTIALS_REPLICAS_HELP)
+    p.add_argument("--archive-key", action="store_true", help=words.CREDENTIALS_ARCHIVE_KEY_HELP)
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
+    if args.archive_key:
+        try:
+            print(public_key(Path(args.dir)))
+        except OSError as error:
+            raise CommandFailed(words.CANNOT_READ.format(file=error.filename or args.dir,
+                                                         reason=words.os_reason(error))) from None
+        return 0
     if bool(args.add) != bool(args.role):
         raise CommandFailed(words.ADD_AND_ROLE)
     if args.tenant and args.role != "spectator":

@@ -24,6 +24,7 @@ from zioncheck.cli import (
     scenario_cmd,
     serve_cmd,
     simulate_cmd,
+    verify_cmd,
     views_cmd,
     words,
 )
@@ -33,7 +34,7 @@ from zioncheck.services.bus.access import NoLogin
 from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, history_cmd,
-               views_cmd, migrate_cmd, credentials_cmd, asyncapi_cmd, openapi_cmd]
+               views_cmd, migrate_cmd, credentials_cmd, verify_cmd, asyncapi_cmd, openapi_cmd]
 
 
 def parser() -> argparse.ArgumentParser:

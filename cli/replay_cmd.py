@@ -4,12 +4,14 @@ import sys
 
 import msgspec
 
+from zioncheck.application.archive import Damaged, entries_of_record, unpack
 from zioncheck.application.replay import state_hash
 from zioncheck.cli import words
 from zioncheck.cli.live import face_for, narrate
 from zioncheck.cli.log_reader import read_game_log
 from zioncheck.cli.options import CommandFailed, add_bus
 from zioncheck.contracts import events as ev
+from zioncheck.contracts.archive import MAGIC
 from zioncheck.contracts.log import Entry, decode_entry
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.audit import audit
@@ -70,12 +72,18 @@ def load(source: str, nats_url: str | None, credentials: str | None) -> list[Ent
 
 
 def _read_file(path: str) -> list[Entry]:
-    """A log file's entries, one a line (JSON lines, as `zioncheck export` writes them)."""
+    """A log file's entries, one a line (JSON lines, as `zioncheck export` writes them), or an archive's
+    (a game's archive file replays anywhere, with no server: `zioncheck verify` checks it)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as error:
         raise CommandFailed(words.CANNOT_READ.format(file=path, reason=words.os_reason(error))) from None
+    if data.startswith(MAGIC):
+        try:
+            return entries_of_record(unpack(data).record)
+        except (Damaged, msgspec.MsgspecError) as error:
+            raise CommandFailed(words.NOT_AN_ARCHIVE.format(file=path, reason=error)) from None
     entries = []
     for number, line in enumerate(data.splitlines(), 1):
         if line.strip():

@@ -10,7 +10,7 @@ from zioncheck.contracts.commands import PERSON
 from zioncheck.domain.cards import JOKER
 from zioncheck.domain.melds import run_low
 from zioncheck.domain.seats import left_of_dealer, next_seat
-from zioncheck.domain.state import GameState, PlacedMeld, dealt_index, played, replace_at
+from zioncheck.domain.state import GameState, PlacedMeld, dealt_index, played, played_one, replace_at
 
 E = TypeVar("E", bound=ev.Event)
 Evolver = Callable[[GameState, Any], GameState]   # takes the event type it is listed under
@@ -107,25 +107,27 @@ def _laid_off(s: GameState, e: ev.LaidOff) -> GameState:
             return replace(m, cards=(e.card,) + m.cards, low=m.low - 1)
         return replace(m, cards=m.cards + (e.card,))
     return replace(s, table=_with_meld(s, e.owner, e.index, extend),
-                   hands=replace_at(s.hands, e.seat, played(s.hands[e.seat], [e.card])))
+                   hands=replace_at(s.hands, e.seat, played_one(s.hands[e.seat], e.card)))
 
 
 def _joker_swapped(s: GameState, e: ev.JokerSwapped) -> GameState:
     def cover(m: PlacedMeld) -> PlacedMeld:
         return replace(m, cards=replace_at(m.cards, e.position, e.card))
-    hand = played(s.hands[e.seat], [e.card]) + (JOKER,)
+    hand = played_one(s.hands[e.seat], e.card) + (JOKER,)
     return replace(s, table=_with_meld(s, e.owner, e.index, cover), hands=replace_at(s.hands, e.seat, hand))
 
 
 def _discarded(s: GameState, e: ev.Discarded) -> GameState:
-    hand = played(s.hands[e.seat], [e.card])
-    common = dict(hands=replace_at(s.hands, e.seat, hand), discard=s.discard + (e.card,),
-                  discarders=s.discarders + (e.seat,), window_open=True, claims=(), drawn=False, released=False)
+    hand = played_one(s.hands[e.seat], e.card)
+    hands, discard, discarders = replace_at(s.hands, e.seat, hand), s.discard + (e.card,), s.discarders + (e.seat,)
     if not hand:  # R15: went out; the hand ends at once, so the turn stays
-        return replace(s, **common)
-    if s.extra_turn:  # R11: the first player plays a second turn at once
-        return replace(s, **common, extra_turn=False, turn_no=s.turn_no + 1)
-    return replace(s, **common, turn=next_seat(s.turn, s.players), turn_no=s.turn_no + 1)
+        turn, extra_turn, turn_no = s.turn, s.extra_turn, s.turn_no
+    elif s.extra_turn:  # R11: the first player plays a second turn at once
+        turn, extra_turn, turn_no = s.turn, False, s.turn_no + 1
+    else:
+        turn, extra_turn, turn_no = next_seat(s.turn, s.players), False, s.turn_no + 1
+    return replace(s, hands=hands, discard=discard, discarders=discarders, window_open=True, claims=(), drawn=False,
+                   released=False, turn=turn, extra_turn=extra_turn, turn_no=turn_no)
 
 
 def _hand_ended(s: GameState, e: ev.HandEnded) -> GameState:

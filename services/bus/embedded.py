@@ -114,6 +114,13 @@ class ServerProcess:
         self.process.kill()
         self.process.wait()
 
+    def pause(self) -> None:
+        """SIGSTOP: its sockets stay open and nothing answers, as a node stalled on its disk or its CPU."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def unpause(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()

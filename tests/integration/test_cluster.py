@@ -98,7 +98,8 @@ async def test_a_scenario_plays_the_same_on_a_three_node_cluster_with_three_repl
 async def test_a_replica_behind_the_leader_is_asked_again_and_no_read_stops_short_of_what_it_knows(cluster):
     """Read your writes on three replicas: right after each append is acked, a reader on each node reads
     the game's log at least up to it. Direct gets are answered by any replica, the reader's own node's
-    first; one that has not stored the append yet answers short, is counted, and is asked again."""
+    first; one that has not stored the append yet answers short, is counted, and is asked again. A
+    follower stopped while a burst is acked (SIGSTOP, or a frozen container) is sure to be behind."""
     services = await started(cluster.access)   # the streams, with three replicas
     await services.stop()
     writer = await connect(cluster.access, "operator")
@@ -107,15 +108,24 @@ async def test_a_replica_behind_the_leader_is_asked_again_and_no_read_stops_shor
         where, game = await layout(writer.jetstream()), new_game()
         stream, subject = where.log_stream(game), where.log_subject(game)
         before, caught, seq = READS_BEHIND._value.get(), 0, 0
-        for cause in range(1, 1001):
+        leader = int((await writer.jetstream().stream_info(stream)).cluster.leader.removeprefix("n"))
+        behind = next(i for i in range(len(cluster.nodes)) if i != leader)
+        for burst in range(20):
+            # The leader and the other follower make the quorum that acks each append while this follower
+            # stands still; the moment it runs again, its reader asks it for what it has not stored yet.
             previous = seq
-            seq = (await writer.jetstream().publish(where.log_subject(game, "move"),
-                                                    encode(Batch(cause=cause, events=[])))).seq
-            for reader in readers:
+            cluster.nodes[behind].pause()
+            try:
+                for n in range(100):   # through the leader's node: the writer's own node may be the one stopped
+                    seq = (await readers[leader].jetstream().publish(where.log_subject(game, "move"),
+                                                            encode(Batch(cause=burst * 100 + n, events=[])))).seq
+            finally:
+                cluster.nodes[behind].unpause()
+            for reader in (readers[behind], *readers):
                 found, last = await read_stored(reader.jetstream(), stream, subject, after=previous, at_least=seq)
                 assert last == seq and found[-1][0] == seq, f"a read stopped at {last}, short of {seq}"
             caught = READS_BEHIND._value.get() - before
-            if caught >= 3:
+            if caught >= 1:
                 break
         assert caught >= 1, "no replica was ever behind: the rule was not put to the test"
     finally:

@@ -1,0 +1,63 @@
+"""`zioncheck verify`: check a game's archive with the house's public key alone, and say what fails."""
+import os
+from pathlib import Path
+
+from zioncheck.application.archive import Problem, unpack, verify
+from zioncheck.cli import words
+from zioncheck.cli.options import CommandFailed
+from zioncheck.services.bus.access import PUBLIC_KEY, public_key
+from zioncheck.services.bus.embedded import CREDENTIALS
+
+HEX_KEY = 64   # an ed25519 public key's hex digits
+
+
+def add(sub) -> None:
+    p = sub.add_parser("verify", help=words.VERIFY_HELP, description=words.VERIFY_DESCRIPTION)
+    p.add_argument("source", metavar=words.METAVAR_SOURCE, help=words.VERIFY_SOURCE_HELP)
+    p.add_argument("--key", metavar=words.METAVAR_KEY,
+                   help=words.VERIFY_KEY_HELP.format(file=PUBLIC_KEY, folder=CREDENTIALS))
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    key = house_key(args.key)
+    data = archive_bytes(args.source)
+    problems = verify(data, key)
+    if problems:
+        print(words.VERIFY_FAILED.format(source=args.source, count=len(problems)))
+        for problem in problems:
+            print("  " + tell(problem))
+        return 1
+    manifest = unpack(data).record.manifest
+    print(words.VERIFY_INTACT.format(source=args.source, game=manifest.game, tenant=manifest.tenant,
+                                     hands=manifest.hands, batches=manifest.batches, key=key[:16],
+                                     hash=manifest.state_hash))
+    return 0
+
+
+def tell(problem: Problem) -> str:
+    return words.say(f"tell.verify.{problem.what}", seq=problem.seq, hand=problem.hand, detail=problem.detail)
+
+
+def house_key(given: str | None) -> str:
+    """The public key to check with: given in hex, or a file holding it, or the credentials folder's."""
+    if given and len(given) == HEX_KEY and all(c in "0123456789abcdefABCDEF" for c in given):
+        return given.lower()
+    path = Path(given) if given else CREDENTIALS / PUBLIC_KEY
+    try:
+        text = path.read_text().strip() if given else public_key(CREDENTIALS) if CREDENTIALS.is_dir() else ""
+    except OSError as error:
+        raise CommandFailed(words.CANNOT_READ.format(file=path, reason=words.os_reason(error))) from None
+    if len(text) != HEX_KEY or any(c not in "0123456789abcdef" for c in text.lower()):
+        raise CommandFailed(words.NOT_A_PUBLIC_KEY.format(file=path))
+    return text.lower()
+
+
+def archive_bytes(source: str) -> bytes:
+    """An archive file's bytes; CommandFailed, in one line, if it cannot be read."""
+    if not os.path.exists(source):
+        raise CommandFailed(words.NO_SUCH_FILE.format(file=source))
+    try:
+        return Path(source).read_bytes()
+    except OSError as error:
+        raise CommandFailed(words.CANNOT_READ.format(file=source, reason=words.os_reason(error))) from None
