@@ -36,9 +36,9 @@ from zioncheck.domain import standings as scoring
 STEP = 2_000_000_000            # two seconds between commands, in nanoseconds
 STORED = 1_000_000              # a batch is stored a millisecond after its command
 MARCH_2026 = 1_772_323_200 * 1_000_000_000   # 2026-03-01T00:00:00Z, in nanoseconds
-# What the table puts on a game's `hand` subject (services/bus/log_store.HAND_BOUNDARIES): the rest are moves.
+# What the table puts on a game's `hand` subject (HAND_BOUNDARIES in services/bus/log_store.py): the rest are moves.
 HAND_BOUNDARIES = (GameStarted, HandEnded, PauseEnded, GameEnded)
-DEFAULT_TENANT = "platform"     # whose games keep their bare ids (services/bus/topology.game_key)
+DEFAULT_TENANT = "platform"     # whose games keep their bare ids (game_key in services/bus/topology.py)
 
 
 class RecordingTable(InProcessTable):

@@ -45,7 +45,7 @@ def _columns(spec: str) -> tuple[Column, ...]:
     return tuple(Column(*item.split(":")) for item in spec.split())
 
 
-# The tables' columns, in order. docs/history.md describes each; tests/test_history_tables.py holds the two together.
+# The tables' columns, in order. docs/history.md describes each; tests/test_history_doc.py holds the two together.
 TABLES: dict[str, tuple[Column, ...]] = {
     "games": _columns(
         "tenant:string game:string key:string players:int32 seats:list<string> started_at:timestamp "
