@@ -1,7 +1,7 @@
 """Writing a season's tables (application/season.py) as Parquet files, one a table, a few games at a time.
 
-pyarrow is the optional extra `history` (`pip install 'zioncheck[history]'`): `writer` says how to
-install it, in one line, when it is missing (`need_pyarrow`). Each file is written beside its final name and put in
+pyarrow is the optional extra `history` (`pip install 'zioncheck[history]'`): `need_pyarrow` says how to
+install it, in one line, when it is missing. Each file is written beside its final name and put in
 place only once the export is whole, so a failed export leaves no half-written table behind.
 """
 from pathlib import Path

@@ -37,32 +37,21 @@ class Exported:
 
 def main(args) -> int:
     need_pyarrow()
-    tables_in = Path(args.parquet)
+    folder = Path(args.parquet)
     if args.limit is not None and args.limit < 1:
         raise CommandFailed(words.MUST_BE_AT_LEAST_1.format(option="--limit", value=args.limit))
     query = query_of(args)
     if args.archive and not Path(args.archive).is_dir():
         raise CommandFailed(words.NO_SUCH_FOLDER.format(folder=args.archive))
-    try:
-        tables_in.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise CommandFailed(words.CANNOT_MAKE_FOLDER.format(folder=tables_in, reason=words.os_reason(error))) from None
-    try:
-        tables = ParquetTables(tables_in)
-    except OSError as error:
-        raise CommandFailed(words.CANNOT_WRITE.format(file=tables_in, reason=words.os_reason(error))) from None
     with bus(args.nats_url, args.credentials) as access:
         try:
-            done = asyncio.run(_export(access, query, args.limit, tables, Path(args.archive) if args.archive else None))
+            done = asyncio.run(_export(access, query, args.limit, folder,
+                                       Path(args.archive) if args.archive else None))
         except NoIndex:
-            tables.abandon()
             raise CommandFailed(words.NO_HISTORY, 1) from None
-        except BaseException:
-            tables.abandon()
-            raise
     if not done.games and not done.skipped:
         print(words.NO_GAME_MATCHES, file=sys.stderr)
-    print(words.say("cli.EXPORTED", count=done.games, hands=done.hands, moves=done.moves, folder=tables_in,
+    print(words.say("cli.EXPORTED", count=done.games, hands=done.hands, moves=done.moves, folder=folder,
                     files=" ".join(path.name for path in done.files)), file=sys.stderr)
     for key, why in done.skipped[:TOLD]:
         print(words.ARCHIVE_NOT_READ.format(game=key, why=why), file=sys.stderr)
@@ -72,10 +61,11 @@ def main(args) -> int:
     return 0
 
 
-async def _export(access: Access, query: Query, most: int | None, tables: ParquetTables, folder: Path | None
+async def _export(access: Access, query: Query, most: int | None, folder: Path, archives: Path | None
                   ) -> Exported:
     """The chosen games' rows written, reading the index twice: once to count them (and to know where they end,
-    as the archiver may add more meanwhile), once to export them one by one."""
+    as the archiver may add more meanwhile), once to export them one by one. Nothing is written until the
+    index has been read."""
     nc = await connect(access, READER)
     try:
         js = nc.jetstream()
@@ -84,26 +74,48 @@ async def _export(access: Access, query: Query, most: int | None, tables: Parque
             count, last = count + 1, seq
             if count == most:
                 break
-        store: ArchiveStore = FolderStore(folder) if folder else BucketStore(js)
-        done, season = Exported(), Season()
-        progress = Progress(count, words.PROGRESS_ARCHIVES)
-        async for seq, entry in matching(js, query):
-            if seq > last:
-                break
-            why = await _add(season, store, entry)
-            if why:
-                done.skipped.append((entry.manifest.key, why))
-            else:
-                done.games += 1
-            if season.games == FLUSH:
-                _flush(season, tables, done)
-            progress.step()
-        progress.close()
-        _flush(season, tables, done)
-        done.files = tables.finish()
-        return done
+        store: ArchiveStore = FolderStore(archives) if archives else BucketStore(js)
+        tables = _open(folder)
+        try:
+            return await _write(js, query, last, count, store, tables)
+        except BaseException:
+            tables.abandon()
+            raise
     finally:
         await nc.close()
+
+
+def _open(folder: Path) -> ParquetTables:
+    """The tables' writer into `folder`, made if missing; CommandFailed, in one line, when it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CommandFailed(words.CANNOT_MAKE_FOLDER.format(folder=folder, reason=words.os_reason(error))) from None
+    try:
+        return ParquetTables(folder)
+    except OSError as error:
+        raise CommandFailed(words.CANNOT_WRITE.format(file=folder, reason=words.os_reason(error))) from None
+
+
+async def _write(js, query: Query, last: int, count: int, store: ArchiveStore, tables: ParquetTables) -> Exported:
+    """The rows of the games the index holds up to sequence `last`, `count` of them, a row group every FLUSH games."""
+    done, season = Exported(), Season()
+    progress = Progress(count, words.PROGRESS_ARCHIVES)
+    async for seq, entry in matching(js, query):
+        if seq > last:
+            break
+        why = await _add(season, store, entry)
+        if why:
+            done.skipped.append((entry.manifest.key, why))
+        else:
+            done.games += 1
+        if season.games == FLUSH:
+            _flush(season, tables, done)
+        progress.step()
+    progress.close()
+    _flush(season, tables, done)
+    done.files = tables.finish()
+    return done
 
 
 async def _add(season: Season, store: ArchiveStore, entry: IndexEntry) -> str:

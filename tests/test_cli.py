@@ -92,7 +92,8 @@ def test_every_subcommand_ends_quietly_when_the_reader_of_its_output_is_gone(arg
     assert result.returncode == (0 if "--help" in args else READER_GONE)   # argparse's help ignores it itself
 
 
-@pytest.mark.parametrize("command", [["serve", "table"], ["games"], ["replay", "some-game"], ["run"]])
+@pytest.mark.parametrize("command", [["serve", "table"], ["games"], ["replay", "some-game"], ["run"], ["history"],
+                                     ["export", "--parquet", "season"]])
 def test_a_server_that_does_not_answer_is_said_in_one_line(command, tmp_path):
     result = zioncheck(*command, "--nats-url", "nats://127.0.0.1:1", "--credentials", str(tmp_path), timeout=20)
     assert result.returncode == 2

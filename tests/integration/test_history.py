@@ -204,4 +204,4 @@ def test_export_parquet_before_anything_is_archived_fails_in_one_line_and_writes
                                                                                            tmp_path):
     code, _, err = zioncheck(capsys, "export", "--parquet", str(tmp_path / "t"), *nats_server.cli_args)
     assert code == 1 and err.startswith("zioncheck export: nothing is archived yet") and len(err.splitlines()) == 1
-    assert list((tmp_path / "t").iterdir()) == []
+    assert not (tmp_path / "t").exists()
