@@ -66,7 +66,6 @@ TABLES: dict[str, tuple[Column, ...]] = {
 # The events that are a seat's move, and what each is called in `moves.kind` (its tag on the wire).
 Move = (StockDrawn | DiscardTaken | StockExhausted | DiscardClaimed | ClaimWon | ClaimFailed | WentDown | LaidOff
         | JokerSwapped | Discarded | TurnTimedOut)
-DRAWS = (StockDrawn, DiscardTaken, StockExhausted)   # each turn begins with one of these
 
 
 class Season:
