@@ -13,7 +13,8 @@ from nats.js import JetStreamContext
 from nats.js.errors import BucketNotFoundError, ObjectNotFoundError
 from nats.js.object_store import ObjectStore
 
-ARCHIVE_BUCKET = "zc_archive"
+from zioncheck.services.bus.topology import ARCHIVE_BUCKET
+
 MAX_ARCHIVE_BYTES = 64 << 20   # far above any game's archive (a whole game packs into tens of KiB)
 
 

@@ -43,6 +43,9 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
                       intake puts a game there before it stores its start (once it has counted the
                       tenant's games there), the table takes it out once it is over; the intake
                       stores no move of a game not there (services/bus/open_games.py)
+    zc.records.<tenant>.list, zc.records.<tenant>.get.<game>  a tenant asks the records service
+                      (services/records) for its archived games and a game's signed archive
+                      (request/reply; no stream captures it)
     zc.dealer.reshuffle  the table asks the dealer for an R16 reshuffle (request/reply; only
                       the table may ask, only the dealer answers)
     KV zc_standings   latest standings per game; KV zc_dealer_seeds the dealer's secrets
@@ -87,6 +90,7 @@ DUE_HEADER = "Zc-Due-At"
 
 INTAKE_SUBJECTS = "zc.in.*.*"
 INTAKE_GROUP = "zc-intake"
+RECORDS_GROUP = "zc-records"   # the records service's queue group and its name in the Services API
 
 
 def intake_subject(game: str) -> str:
@@ -210,6 +214,30 @@ ANY_GAME = f"*{TENANT_MARK}*"  # a key standing for every game of every tenant, 
 def game_key(tenant: str, game: str) -> str:
     """The house's name for a tenant's game."""
     return game if tenant == DEFAULT_TENANT else f"{tenant}{TENANT_MARK}{game}"
+
+
+HISTORY = "ZC_HISTORY"               # the history index: one IndexEntry an archived game (services/history.py)
+HISTORY_SUBJECTS = "zc.history.*.*"
+ARCHIVE_BUCKET = "zc_archive"         # the Object Store bucket of games' archives (services/archive_store.py)
+
+
+def history_subject(tenant: str, game: str) -> str:
+    """Where the index keeps a game's entry: `game` is the id its tenant gave it ("*" for every game)."""
+    return f"zc.history.{tenant}.{game}"
+
+
+def archive_stream() -> str:
+    """The stream behind the archive bucket."""
+    return f"OBJ_{ARCHIVE_BUCKET}"
+
+
+RECORDS_SUBJECTS = "zc.records.*.>"   # where tenants ask the records service about their archived games
+PARTS_HEADER = "Zc-Parts"            # how many parts the records service sends an archive in
+
+
+def records_subject(tenant: str, what: str) -> str:
+    """Where a tenant asks the records service (services/records): `list`, or `get.<game>`."""
+    return f"zc.records.{tenant}.{what}"
 
 
 def tenant_of(key: str) -> tuple[str, str]:
