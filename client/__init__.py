@@ -173,6 +173,13 @@ class GameClient:
             parts, data, part = int(reply.headers[PARTS_HEADER]), data + reply.data, part + 1
         return data
 
+    async def archive_or_none(self, game: str) -> bytes | None:
+        """`archive`, or None when no such game is archived (or the records service does not answer)."""
+        try:
+            return await self.archive(game)
+        except (RecordsRefusal, nats.errors.TimeoutError, nats.errors.NoRespondersError):
+            return None
+
     async def close(self) -> None:
         await self.nc.drain()
 

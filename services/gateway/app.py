@@ -337,7 +337,7 @@ def create_app(gateway: Gateway) -> Starlette:
     async def lifespan(app: Starlette):
         client = await GameClient.connect(gateway.access, "gateway")  # streams are the operator's to make
         views = await client.js.key_value(VIEWS)
-        gateway.reads = Reads(client.js, views, tenants=gateway.tenants())
+        gateway.reads = Reads(client.js, views, tenants=gateway.tenants(), archives=client.archive_or_none)
         gateway.games = Games(client, gateway.reads, open_per_key=gateway.limits.open_games,
                               idle_after=gateway.limits.idle_minutes * 60).start()
         gateway.hubs = Hubs(client.js, views)

@@ -17,7 +17,6 @@ import structlog
 from nats.aio.client import Client
 from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
-from nats.js.errors import NotFoundError
 from nats.micro import add_service
 from nats.micro.request import Request
 
@@ -26,16 +25,15 @@ from zioncheck.contracts.archive import (
     RECORDS_REFUSALS,
     HistoryAsk,
     HistoryPage,
-    IndexEntry,
     PartAsk,
     RecordsReason,
     RecordsRefused,
 )
 from zioncheck.contracts.log import json_depth
 from zioncheck.services import observability as metrics
-from zioncheck.services.archive_store import ArchiveStore, BucketStore, TooLarge
-from zioncheck.services.bus.topology import HISTORY, PARTS_HEADER, RECORDS_GROUP, history_subject, valid_game_id
-from zioncheck.services.history import NoIndex, list_page
+from zioncheck.services.archive_store import ArchiveStore, BucketStore
+from zioncheck.services.bus.topology import PARTS_HEADER, RECORDS_GROUP, game_key, valid_game_id
+from zioncheck.services.history import NoIndex, Unreadable, archived, list_page
 
 log = structlog.get_logger("records")
 
@@ -117,24 +115,15 @@ class RecordsService:
             self.kept.move_to_end((tenant, game))
             return self.kept[(tenant, game)]
         try:
-            stored = await self.js.get_msg(HISTORY, subject=history_subject(tenant, game), direct=True)
-            entry = msgspec.json.decode(stored.data or b"", type=IndexEntry)
-        except NotFoundError:
-            return None
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            log.error("records_index_unreadable", tenant=tenant, game=game)
-            return b""
-        try:
-            data = await self.store.get(entry.where)
-        except TooLarge:
-            data = None
-        if data is None:
-            log.error("records_archive_missing", tenant=tenant, game=game, where=entry.where)
+            data = await archived(self.js, game_key(tenant, game), self.store)
+        except Unreadable as error:
+            log.error("records_archive_unreadable", tenant=tenant, game=game, why=str(error))
             metrics.RECORDS.labels("missing").inc()
             return b""
-        self.kept[(tenant, game)] = data
-        while len(self.kept) > KEPT:
-            self.kept.popitem(last=False)
+        if data is not None:
+            self.kept[(tenant, game)] = data
+            while len(self.kept) > KEPT:
+                self.kept.popitem(last=False)
         return data
 
 
