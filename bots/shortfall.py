@@ -21,7 +21,8 @@ _ACE_BITS = 1 << 1 | 1 << 14
 _CARD = {card: (SUITS.index(suit(card)), (1 << RANK_VALUE[rank(card)]) | (_ACE_BITS if rank(card) == "A" else 0),
                 RANK_VALUE[rank(card)]) for card in NATURALS}
 # Every run of four: (suit index, low value, bits of its values, its cards).
-_WINDOWS = tuple((s, low, sum(1 << v for v in range(low, low + 4)), tuple(card_at(v, suit_) for v in range(low, low + 4)))
+_WINDOWS = tuple((s, low, sum(1 << v for v in range(low, low + 4)),
+                  tuple(card_at(v, suit_) for v in range(low, low + 4)))
                  for s, suit_ in enumerate(SUITS) for low in range(1, 12))
 _RANK_CARDS = {RANK_VALUE[r]: frozenset(r + suit_ for suit_ in SUITS) for r in RANKS}
 _ALL_OUTS = frozenset(NATURALS) | {JOKER}

@@ -12,7 +12,16 @@ from collections import Counter
 
 from zioncheck.bots.shortfall import shortfall
 from zioncheck.bots.sight import Sight, sight_of
-from zioncheck.contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
+from zioncheck.contracts.commands import (
+    ClaimDiscard,
+    Command,
+    Discard,
+    DrawStock,
+    GoDown,
+    LayOff,
+    SwapJoker,
+    TakeDiscard,
+)
 from zioncheck.domain.cards import JOKER, points
 from zioncheck.domain.joker_swap import stands_for
 from zioncheck.domain.laying_off import fitting_ends
