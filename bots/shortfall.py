@@ -115,6 +115,11 @@ def _shortfall(cards: tuple[str, ...], sets: int, runs: int) -> tuple[int, Outs]
     return best[0], frozenset(outs)
 
 
+def clear_memory() -> None:
+    """Forget the hands worked out so far (they are remembered, as a hand changes by a card a turn)."""
+    _shortfall.cache_clear()
+
+
 def _slot(held: int) -> int:
     """The places a set of one rank still lacks when the hand holds `held` of that rank."""
     return max(0, 3 - held)
