@@ -17,6 +17,7 @@ from zioncheck.contracts.commands import (
     Command,
     Discard,
     DrawStock,
+    End,
     GoDown,
     LayOff,
     SwapJoker,
@@ -131,7 +132,7 @@ def feeds(sight: Sight, card: str) -> int:
     return 0
 
 
-def lay_offs(sight: Sight, hand: tuple[str, ...]) -> list[tuple[str, tuple[int, int], str | None]]:
+def lay_offs(sight: Sight, hand: tuple[str, ...]) -> list[tuple[str, tuple[int, int], End | None]]:
     """Every (card, meld, end) the seat may lay off (R13): naturals first; a joker goes on a set, where no
     one can take it back (R14), before a run."""
     found = []

@@ -295,7 +295,8 @@ def names_on_the_command_line() -> set[str]:
     commands, the options and their choices, and the bots by name and by level."""
     top = parser()
     [commands] = [action for action in top._actions if isinstance(action, argparse._SubParsersAction)]
-    named = {"zioncheck", *LANGUAGES, *BOTS, *BOT_LEVELS, PERSON, *(part for name in commands.choices for part in name.split("-"))}
+    named = {"zioncheck", *LANGUAGES, *BOTS, *BOT_LEVELS, PERSON,
+             *(part for name in commands.choices for part in name.split("-"))}
     for each in [top, *commands.choices.values()]:
         for action in each._actions:
             named |= {part for option in action.option_strings for part in re.findall(r"[a-z]+", option)}
