@@ -3,9 +3,10 @@
 It reads the game only through `Sight` (bots/sight.py): its own cards, the table, the pile and who threw
 each card, the others' hand sizes. Before it is down it keeps the cards that bring the contract nearest
 (bots/shortfall.py) and, of those that help equally, the hand with the most unseen cards still able to
-help; it takes or claims a discard only when that brings the contract a card nearer; it sheds its dearest
-cards as the end of the hand draws near, and never throws a card a seat that is down could lay off.
-Once down it lays off all it can, takes a discard it can lay off, and sheds its dearest card.
+help; it takes or claims a discard only when that brings the contract a card nearer; its dearest cards
+weigh more as the end of the hand draws near, and a card a seat that is down could lay off weighs against
+throwing it. Once down it lays off all it can, takes a discard it can lay off, and sheds its dearest card.
+Its choices depend on nothing but the sight, so it needs none of the generator it is given.
 """
 import random
 from collections import Counter
