@@ -48,6 +48,7 @@ from zioncheck.services.gateway.wire import (
     LobbyState,
     NewGame,
     SeatTicket,
+    seated,
 )
 
 STATIC = Path(__file__).parent / "static"
@@ -123,7 +124,7 @@ async def _new_game(request: Request) -> NewGame:
     if len(new.seats) != new.players:
         raise HTTPProblem(422, "invalid_game", f"{new.players} players need {new.players} seats, "
                                                f"not {len(new.seats)}")
-    return new
+    return seated(new)   # a seat named by a level is the level's bot
 
 
 async def open_lobby(request: Request) -> Response:
