@@ -5,7 +5,7 @@ index and the archive store (NATS's Services API: a queue group, discovery and s
     zc.records.<tenant>.get.<game>   PartAsk -> the game's archive, part by part (header Zc-Parts: how many)
 
 Whatever is asked, a RecordsRefused with a reason and a sentence is the other answer. The tenant is the
-one the server let the asker name in the subject (services/bus/access.tenant_rights): no tenant can ask
+one the server let the asker name in the subject (`tenant_rights` in services/bus/access.py): no tenant can ask
 for another's games, and none reads the index or the archive bucket itself (the bucket's chunks are not
 named by game, so a subject permission could not keep them apart). Stateless: run as many as needed.
 An archive holds every hand's cards; it is only ever given for a game that has ended.
