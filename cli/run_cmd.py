@@ -20,6 +20,7 @@ from zioncheck.cli.options import (
     whole,
 )
 from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.commands import DEFAULT_RULES, Rules
 from zioncheck.domain import GameState, evolve
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
@@ -48,7 +49,7 @@ def main(args) -> int:
     try:
         with bus(args.nats_url, args.credentials) as access:
             print(words.NATS_AT.format(servers=", ".join(access.servers)))
-            asyncio.run(_play(access, names, args.pace, args.seed, game))
+            asyncio.run(_play(access, names, args.pace, args.seed, game, Rules(preset=args.rules)))
     except KeyboardInterrupt:
         if game.started:   # the game is in the store as far as it went: say how to see it
             print("\n" + words.GAME_STOPPED.format(game=game.id) + "\n" + replay_hint(game.id), flush=True)
@@ -57,7 +58,8 @@ def main(args) -> int:
     return 0
 
 
-async def _play(access: Access, names: list[str], pace: float, seed: int | None, game: Opened) -> None:
+async def _play(access: Access, names: list[str], pace: float, seed: int | None, game: Opened,
+                rules: Rules = DEFAULT_RULES) -> None:
     services = await Services().start(HOUSE, access)
     client = await GameClient.connect(access, "bots")
     follower = await client.follow(game.id)
@@ -65,7 +67,7 @@ async def _play(access: Access, names: list[str], pace: float, seed: int | None,
     bots = None
     try:   # this program plays every seat; a bots service on the same server does not sit down
         bots = await start_game(client, follower, game.id, len(names), seats=names, pace=pace, seed=seed,
-                                opened=game)
+                                opened=game, rules=rules)
         await follower.wait_until(lambda f: f.state.game_over, timeout=None)
         await follower.wait_until(lambda f: all(f.state.seeds))  # the dealer reveals the last hand's seed
         await shown

@@ -7,6 +7,7 @@ from zioncheck.application.simulation import GameStalled, play_game
 from zioncheck.cli import words
 from zioncheck.cli.options import CommandFailed, add_seats, seat_bots, whole
 from zioncheck.cli.progress import Progress
+from zioncheck.contracts.commands import Rules
 from zioncheck.contracts.log import write_jsonl
 
 
@@ -37,7 +38,7 @@ def main(args) -> int:
     for i in range(args.games):
         game_id = f"sim-{args.seed}-{i:05d}"
         try:
-            table = play_game(bots, args.seed, game_id)
+            table = play_game(bots, args.seed, game_id, Rules(preset=args.rules))
         except GameStalled:
             stalled.append(game_id)
             progress.step()

@@ -79,6 +79,9 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     jokers: int | None = None
 
 
+DEFAULT_RULES = Rules()   # Zioncheck, as it always was
+
+
 class StartGame(Command, tag="start_game", frozen=True):
     """Opens a game. `decks` overrides R1's count; `dealer` is hand 1's dealer (R8).
 

@@ -39,8 +39,10 @@ def outcomes_on_stock_draw(state: GameState) -> list[ClaimWon | StockDrawn | Cla
     if not (state.window_open and state.claims) or discarder is None or top is None:
         return []
     winner = nearest_claimant(discarder, state.claims, state.players)
-    penalty = [StockDrawn(seat=winner, card=state.stock[1])] if state.rules.penalty_card and len(state.stock) > 1 else []
-    return [ClaimWon(seat=winner, card=top), *penalty] + [
+    won: list[ClaimWon | StockDrawn | ClaimFailed] = [ClaimWon(seat=winner, card=top)]
+    if state.rules.penalty_card and state.stock[1:]:
+        won.append(StockDrawn(seat=winner, card=state.stock[1]))
+    return won + [
         ClaimFailed(seat=seat, card=top, why="nearer_claimant") for seat in state.claims if seat != winner
     ]
 

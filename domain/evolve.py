@@ -42,7 +42,8 @@ def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
     return replace(
         s, hand=e.hand, dealer=e.dealer, hands=tuple(tuple(h) for h in e.hands), stock=tuple(e.stock),
         discard=tuple(e.discard), discarders=(None,) * len(e.discard), window_open=False, claims=(), table=(),
-        down=(False,) * n, turn=left_of_dealer(e.dealer, n), drawn=False, extra_turn=s.rules.first_twice, hand_over=False,
+        down=(False,) * n, turn=left_of_dealer(e.dealer, n), drawn=False, hand_over=False,
+        extra_turn=s.rules.first_twice,   # R11; R24.4: not where an upcard starts the pile
         winner=None, scores=None, stuck=(), reshuffles=0, released=False, ready=(), pause_over=False,
         commitments=s.commitments + (e.commitment,), seeds=s.seeds + ("",), turn_no=s.turn_no + 1,
     )

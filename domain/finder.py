@@ -334,7 +334,19 @@ def whole_contract(hand: tuple[str, ...], contract: int | Contract) -> Melds | N
     The quick search's sets and runs, in its order, each choice grown by the cards it leaves: a
     natural onto a set of its rank or the end of a run it continues, jokers onto a set, else onto
     a run's end, until none is left."""
-    contract = contract_of(contract)
+    found = _whole_contract(tuple(sorted(hand)), contract_of(contract))
+    return None if found is None else [list(meld) for meld in found]
+
+
+@lru_cache(maxsize=1 << 12)
+def _whole_contract(hand: tuple[str, ...], contract: Contract) -> tuple[tuple[str, ...], ...] | None:
+    """whole_contract of a hand in sorted order. A run holds one suit and a set one rank, so melds of
+    runs alone hold no more suits than runs, and sets alone no more ranks than sets."""
+    natural = [card for card in hand if card != JOKER]
+    if not contract.sets and len({card[-1] for card in natural}) > contract.runs:
+        return None
+    if not contract.runs and len({card[:-1] for card in natural}) > contract.sets:
+        return None
     counts = Counter(hand)
     runs = sorted(candidate_runs(counts, counts[JOKER]), key=_by_cost) if contract.runs else []
     sets = sorted(candidate_sets(counts, counts[JOKER]), key=_by_cost) if contract.sets else []
@@ -346,7 +358,7 @@ def whole_contract(hand: tuple[str, ...], contract: int | Contract) -> Melds | N
                 return None
             melds = _grown(chosen_sets, chosen_runs, rest)
             if melds is not None and _legal(contract, melds):
-                return melds
+                return tuple(tuple(meld) for meld in melds)
     return None
 
 

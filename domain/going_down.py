@@ -44,7 +44,8 @@ def read_contract(contract: int | Contract, melds: list[list[str]], hand: int = 
         if not read:
             raise Refused("invalid_meld", f"not a set or a run: {' '.join(meld) or '(empty)'} (R4, R5)")
     if isinstance(contract, int):
-        contract, hand = CONTRACTS[contract], contract
+        hand = contract
+    contract = CONTRACTS[hand] if isinstance(contract, int) else contract
     wanted = f"hand {hand} needs {describe(contract)}"
     if len(melds) != contract.sets + contract.runs:
         raise Refused("contract_not_met", f"{wanted}, not {len(melds)} melds (R12)")

@@ -1,5 +1,5 @@
-"""R15 a hand's end and its scores, whether a seat went out or R16's stock ran dry; R17 the game's end (after the game's last hand, R24.1);
-R23 the pause before the next hand."""
+"""R15 a hand's end and its scores, whether a seat went out or R16's stock ran dry; R17 the game's end,
+after its last hand (R24.1); R23 the pause before the next hand."""
 from zioncheck.contracts.events import GameEnded, HandEnded, PauseEnded
 from zioncheck.domain.cards import hand_points
 from zioncheck.domain.state import GameState

@@ -5,8 +5,8 @@ from zioncheck.contracts.commands import AbandonGame, EndPause, ReleaseWindow, T
 from zioncheck.contracts.views import Contract, PublicView, SeatView, TableMeld
 from zioncheck.domain.claims import held
 from zioncheck.domain.hands import describe
-from zioncheck.domain.presets import ZIONCHECK, Ruleset
 from zioncheck.domain.legal import legal_moves
+from zioncheck.domain.presets import ZIONCHECK, Ruleset
 from zioncheck.domain.timers import deadline
 from zioncheck.domain.views.projection import Projection
 
