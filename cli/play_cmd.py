@@ -14,6 +14,7 @@ from zioncheck.cli.options import (
     add_pace,
     add_seats,
     check_pace,
+    game_rules,
     replay_hint,
     seat_bots,
     start_game,
@@ -46,6 +47,7 @@ def add(sub) -> None:
 
 def main(args) -> int:
     names = seat_bots(args.bots, args.players)   # every option is checked before anything starts
+    rules = game_rules(args.rules)
     if not 0 <= args.seat < args.players:
         raise CommandFailed(words.SEAT_OUT_OF_RANGE.format(last=args.players - 1, players=args.players,
                                                            seat=args.seat))
@@ -55,7 +57,7 @@ def main(args) -> int:
     game, out = Opened(new_game_id("play")), Terminal()
     try:
         with bus(args.nats_url, args.credentials) as access:
-            final = asyncio.run(_run(access, args.seat, names, args.pace, lines, out, game, Rules(preset=args.rules)))
+            final = asyncio.run(_run(access, args.seat, names, args.pace, lines, out, game, rules))
     except KeyboardInterrupt:
         if game.started:
             out.farewell(words.GAME_LEFT.format(game=game.id) + "\n" + replay_hint(game.id))

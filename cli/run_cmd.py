@@ -13,6 +13,7 @@ from zioncheck.cli.options import (
     add_service_options,
     check_pace,
     check_service_options,
+    game_rules,
     replay_hint,
     seat_bots,
     serve_metrics,
@@ -41,6 +42,7 @@ def add(sub) -> None:
 
 def main(args) -> int:
     names = seat_bots(args.bots, args.players)   # every option is checked before anything starts
+    rules = game_rules(args.rules)
     check_pace(args.pace)
     check_service_options(args)
     configure_logging(args.log_level)
@@ -49,7 +51,7 @@ def main(args) -> int:
     try:
         with bus(args.nats_url, args.credentials) as access:
             print(words.NATS_AT.format(servers=", ".join(access.servers)))
-            asyncio.run(_play(access, names, args.pace, args.seed, game, Rules(preset=args.rules)))
+            asyncio.run(_play(access, names, args.pace, args.seed, game, rules))
     except KeyboardInterrupt:
         if game.started:   # the game is in the store as far as it went: say how to see it
             print("\n" + words.GAME_STOPPED.format(game=game.id) + "\n" + replay_hint(game.id), flush=True)

@@ -22,7 +22,7 @@ from zioncheck.cli import words
 from zioncheck.cli.live import narrate
 from zioncheck.cli.main import main, parser
 from zioncheck.contracts import events
-from zioncheck.contracts.commands import PERSON, AnyCommand
+from zioncheck.contracts.commands import PERSON, PRESETS, AnyCommand
 from zioncheck.contracts.events import Discarded, GameEnded, Rejected
 from zioncheck.contracts.languages import (
     ENGLISH,
@@ -291,10 +291,11 @@ def subcommands() -> list[str]:
 
 def names_on_the_command_line() -> set[str]:
     """Words a command line says in every language because a person types them or reads them as names: the
-    commands, the options and their choices, and the bots."""
+    commands, the options and their choices, the bots and the games (R24)."""
     top = parser()
     [commands] = [action for action in top._actions if isinstance(action, argparse._SubParsersAction)]
-    named = {"zioncheck", *LANGUAGES, *BOTS, PERSON, *(part for name in commands.choices for part in name.split("-"))}
+    named = {"zioncheck", *LANGUAGES, *BOTS, *PRESETS, PERSON,
+             *(part for name in commands.choices for part in name.split("-"))}
     for each in [top, *commands.choices.values()]:
         for action in each._actions:
             named |= {part for option in action.option_strings for part in re.findall(r"[a-z]+", option)}

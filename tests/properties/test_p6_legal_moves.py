@@ -9,14 +9,13 @@ hands, and against the bots' quick search in play.
 from collections import Counter
 from itertools import product
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-import pytest
 from moves import PRESETS, REAL_CARDS, Session, modest, play_on, short_deals
 
 from zioncheck.application.simulation import play_game
-from zioncheck.contracts.commands import Rules
-from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, Rules, SwapJoker, TakeDiscard
 from zioncheck.contracts.events import LaidOff
 from zioncheck.contracts.views import SeatMoves
 from zioncheck.domain import GameState, decide, evolve
@@ -25,9 +24,9 @@ from zioncheck.domain.drawing import reshuffle_due
 from zioncheck.domain.finder import find_contract, least_contract
 from zioncheck.domain.going_down import read_contract
 from zioncheck.domain.hands import CONTRACTS, Contract
-from zioncheck.domain.presets import CONTRACT_RUMMY
 from zioncheck.domain.legal import legal_moves
 from zioncheck.domain.melds import run_low, set_rank
+from zioncheck.domain.presets import CONTRACT_RUMMY
 from zioncheck.domain.refusal import Refused, refusal_of
 
 

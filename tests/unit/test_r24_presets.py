@@ -194,9 +194,34 @@ def test_r24_an_unknown_preset_is_refused():
     assert refusal_of(decide(GameState(), start)).reason == "bad_command"
 
 
+def differences(rules) -> tuple[bool, bool, bool, bool]:
+    return rules.pips, rules.upcard, rules.first_twice, rules.penalty_card
+
+
 def test_r24_the_presets_differ_from_zioncheck_only_where_r24_says():
-    assert (ZIONCHECK.pips, ZIONCHECK.upcard, ZIONCHECK.first_twice, ZIONCHECK.penalty_card) == (False, False, True, False)
+    assert differences(ZIONCHECK) == (False, False, True, False)
     for preset in (CONTRACT_RUMMY, LIVERPOOL):
-        assert (preset.pips, preset.upcard, preset.first_twice, preset.penalty_card) == (True, True, False, True)
+        assert differences(preset) == (True, True, False, True)
     assert [c.whole for c in LIVERPOOL.contracts] == [False] * 6 + [True]
     assert not any(c.whole for c in CONTRACT_RUMMY.contracts)
+
+
+# --- the faces: the terminal tells the game and its contracts --------------------------------------
+
+def test_r24_the_terminal_tells_the_game_its_hands_and_the_upcard(monkeypatch):
+    from zioncheck.cli import live, words
+    monkeypatch.setattr(words, "language", "en")
+    state = started(3, LIVERPOOL_RULES)
+    [start] = decide(GameState(), StartGame(game_id="g", players=3, rules=LIVERPOOL_RULES))
+    assert live.narrate(start, state) == ["Game g: Liverpool rummy, 7 hands, 3 players, 2 decks."]
+    deal = HandDealt(hand=7, dealer=2, hands=[["2C"] * 12] * 3, stock=["3C"], discard=["9D"])
+    [_, line] = live.narrate(deal, evolve(state, deal))
+    assert line.startswith("=== Hand 7: 3 runs, every card at once; seat 2 deals, 12 cards each, 9D turned up; "
+                           "seat 0 plays first.")
+
+
+def test_r24_a_zioncheck_game_is_told_as_it_always_was(monkeypatch):
+    from zioncheck.cli import live, words
+    monkeypatch.setattr(words, "language", "en")
+    [start] = decide(GameState(), StartGame(game_id="g", players=3))
+    assert live.narrate(start, evolve(GameState(), start)) == ["Game g: 3 players, 2 decks."]
