@@ -46,11 +46,11 @@ def start_game(state: GameState, command: StartGame) -> list[AnyEvent]:
         raise Refused("bad_command", f"a game seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {command.players} (R1)")
     if not 0 <= command.dealer < command.players:
         raise Refused("bad_command", f"no seat {command.dealer} to deal at a table of {command.players}")
-    check_rules(command.rules, command.decks)
     rules = ruleset_of(command.rules)
+    decks = rules.decks_for(command.players) if command.decks is None else command.decks
+    check_rules(command.rules, decks)
     if not 1 <= command.first_hand <= rules.hands:
         raise Refused("bad_command", f"first_hand must be 1..{rules.hands}, not {command.first_hand}")
-    decks = rules.decks_for(command.players) if command.decks is None else command.decks
     biggest = max(range(1, rules.hands + 1), key=lambda hand: rules.contracts[hand - 1].dealt)
     needed = rules.contracts[biggest - 1].dealt * command.players + rules.upcard
     if decks * len(NATURALS) + rules.jokers_for(decks) < needed:  # R1, R24.2: the pack deals the biggest hand

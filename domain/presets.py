@@ -87,7 +87,8 @@ def _ruleset_of(rules: Rules) -> Ruleset:
 
 
 def check_rules(rules: Rules, decks: int | None) -> None:
-    """R24: a preset the table knows, and house options within bounds; `bad_command` otherwise."""
+    """R24: a preset the table knows, and house options within bounds for a game of `decks` decks (None: as
+    for one deck); `bad_command` otherwise."""
     if rules.preset not in PRESET_RULES:
         raise Refused("bad_command", f"no game called {rules.preset!r}: {', '.join(PRESET_RULES)} (R24)")
     if not 1 <= len(rules.hands) <= MAX_HANDS and rules.hands:
