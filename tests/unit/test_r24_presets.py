@@ -225,3 +225,10 @@ def test_r24_a_zioncheck_game_is_told_as_it_always_was(monkeypatch):
     monkeypatch.setattr(words, "language", "en")
     [start] = decide(GameState(), StartGame(game_id="g", players=3))
     assert live.narrate(start, evolve(GameState(), start)) == ["Game g: 3 players, 2 decks."]
+
+
+def test_r24_a_games_state_hash_names_its_rules_unless_it_is_zioncheck():
+    from zioncheck.application.replay import state_hash
+    zioncheck, liverpool = started(3), started(3, LIVERPOOL_RULES)
+    assert state_hash(zioncheck) != state_hash(liverpool)
+    assert state_hash(zioncheck) == state_hash(msgspec.structs.replace(liverpool, rules=ZIONCHECK))
