@@ -8,6 +8,7 @@ from zioncheck.contracts.languages import ENGLISH, catalogue, contract
 from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState
 from zioncheck.domain.going_out import pausing
+from zioncheck.domain.presets import ZIONCHECK
 from zioncheck.domain.seats import left_of_dealer
 
 Face = Callable[[str], str]   # a card code ("10H") as the terminal shows it
@@ -42,7 +43,7 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
     show, say = face, words.say
     match event:
         case ev.GameStarted():
-            if state.rules.preset == "zioncheck" and state.rules.hands == 6:
+            if state.rules == ZIONCHECK:
                 return [say("tell.game_started", game=event.game_id, players=event.players, decks=event.decks)]
             return [say("tell.game_started_rules", game=event.game_id, rules=game_name(state),
                         hands=state.rules.hands, players=event.players, decks=event.decks)]
@@ -50,7 +51,7 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
             told = dict(hand=event.hand, contract=contract_words(state, event.hand), dealer=event.dealer,
                         size=len(event.hands[0]), first=left_of_dealer(event.dealer, len(event.hands)),
                         commitment=event.commitment[:16])
-            if event.discard:   # R24.4: the deal turned up the pile's first card
+            if state.rules.upcard and event.discard:   # R24.4: the deal turned up the pile's first card
                 return ["", say("tell.hand_dealt_upcard", upcard=show(event.discard[-1]), **told)]
             return ["", say("tell.hand_dealt", **told)]
         case ev.StockDrawn():
