@@ -5,6 +5,7 @@ import msgspec
 
 from zioncheck.contracts.log import Entry
 from zioncheck.domain import GameState, evolve
+from zioncheck.domain.presets import ZIONCHECK
 
 
 def fold_log(entries: list[Entry]) -> GameState:
@@ -35,4 +36,7 @@ def state_hash(state: GameState) -> str:
         canonical["idle"] = list(state.idle)
     if state.abandoned:
         canonical["abandoned"] = True
+    # R24: the game played, named only when it is not Zioncheck, so the hashes of Zioncheck games stand.
+    if state.rules != ZIONCHECK:
+        canonical["rules"] = msgspec.to_builtins(state.rules)
     return hashlib.sha256(msgspec.json.encode(canonical)).hexdigest()

@@ -3,12 +3,13 @@ import msgspec
 
 from zioncheck.application.seeds import Dealer
 from zioncheck.application.turns import InProcessTable
+from zioncheck.contracts.commands import DEFAULT_RULES, Rules
 from zioncheck.contracts.events import AnyEvent, GameStarted, HandDealt
 from zioncheck.domain import GameState, fold
-from zioncheck.domain.cards import canonical, decks_for
+from zioncheck.domain.cards import canonical
 from zioncheck.domain.dealing import first_dealer_of
-from zioncheck.domain.hands import HANDS_PER_GAME
-from zioncheck.domain.refusal import refusal_of
+from zioncheck.domain.presets import ZIONCHECK, check_rules, ruleset_of
+from zioncheck.domain.refusal import Refused, refusal_of
 
 
 class ScenarioError(ValueError):
@@ -24,6 +25,7 @@ class Scenario(msgspec.Struct):
     dealer: int | None = None
     discard: list[str] = []
     seed: int = 0
+    rules: Rules = DEFAULT_RULES   # R24: the game played; Zioncheck unless named
 
     @property
     def hand_dealer(self) -> int:
@@ -48,8 +50,13 @@ def load(data: bytes) -> Scenario:
 def _check(s: Scenario) -> None:
     if s.players < 2:
         raise ScenarioError(f"players must be at least 2, not {s.players}")
-    if not 1 <= s.hand <= HANDS_PER_GAME:
-        raise ScenarioError(f"hand must be 1..{HANDS_PER_GAME}, not {s.hand}")
+    try:
+        check_rules(s.rules, None)
+    except Refused as refusal:
+        raise ScenarioError(refusal.detail) from None
+    hands = ruleset_of(s.rules).hands
+    if not 1 <= s.hand <= hands:
+        raise ScenarioError(f"hand must be 1..{hands}, not {s.hand}")
     if len(s.hands) != s.players or not all(s.hands):
         raise ScenarioError(f"hands must give at least one card to each of {s.players} seats")
     if s.dealer is not None and not 0 <= s.dealer < s.players:
@@ -67,8 +74,10 @@ def given(s: Scenario) -> GameState:
     """The stacked deal as the events that would have led to it."""
     deal = HandDealt(hand=s.hand, dealer=s.hand_dealer, hands=[_cards(h) for h in s.hands], stock=_cards(s.stock),
                      discard=_cards(s.discard))
-    started = GameStarted(game_id="scenario", players=s.players, decks=decks_for(s.players),
-                          dealer=s.first_dealer, first_hand=s.hand, stacked=True)
+    rules = ruleset_of(s.rules)
+    started = GameStarted(game_id="scenario", players=s.players, decks=rules.decks_for(s.players),
+                          dealer=s.first_dealer, first_hand=s.hand, stacked=True,
+                          rules=s.rules if rules != ZIONCHECK else msgspec.UNSET)
     return fold(GameState(), [started, deal])
 
 

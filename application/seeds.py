@@ -38,7 +38,8 @@ class Dealer:
         hand = state.hand + 1
         seed = self._seeds(hand)
         dealt = deal_from_seed(seed, state, hand)
-        return Deal(hand=hand, hands=dealt.hands, stock=dealt.stock, commitment=commitment(seed))
+        return Deal(hand=hand, hands=dealt.hands, stock=dealt.stock, discard=dealt.discard,
+                    commitment=commitment(seed))
 
     def reshuffle(self, state: GameState) -> Reshuffle:
         order = reshuffle_order(self._seeds(state.hand), state.reshuffles + 1, len(state.discard) - 1)

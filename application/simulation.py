@@ -5,7 +5,7 @@ import random
 from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.turns import InProcessTable
 from zioncheck.bots import Bot, make_bot
-from zioncheck.contracts.commands import Command, StartGame
+from zioncheck.contracts.commands import DEFAULT_RULES, Command, Rules, StartGame
 from zioncheck.contracts.events import AnyEvent, Discarded, HandEnded
 from zioncheck.contracts.log import Entry
 from zioncheck.domain.refusal import refusal_of
@@ -23,13 +23,14 @@ def game_rng(seed: int | str, game_id: str) -> random.Random:
     return random.Random(f"{seed}/{game_id}/bots")
 
 
-def play_game(bot_names: list[str], seed: int | str, game_id: str) -> InProcessTable:
-    """One six-hand game; the same seed, bots and id give the same log, byte for byte."""
+def play_game(bot_names: list[str], seed: int | str, game_id: str, rules: Rules = DEFAULT_RULES) -> InProcessTable:
+    """One whole game of `rules` (R24; six hands of Zioncheck unless they say otherwise); the same seed,
+    bots, id and rules give the same log, byte for byte."""
     rng = game_rng(seed, game_id)
     bots = [make_bot(name, rng) for name in bot_names]
     dealer = Dealer(seeded(seed, game_id))
     table = InProcessTable(dealer=dealer)
-    table.handle(StartGame(game_id=game_id, players=len(bots)))
+    table.handle(StartGame(game_id=game_id, players=len(bots), rules=rules))
     while not table.state.game_over:
         table.handle(dealer.deal(table.state))
         play_hand(table, bots, rng)

@@ -25,7 +25,7 @@ class GreedyBot:
         if swaps:
             return swaps[0]
         if not state.down[seat]:
-            melds = find_contract(hand, state.hand)
+            melds = find_contract(hand, state.contract)
             if melds:
                 return GoDown(seat=seat, melds=melds)
         elif len(hand) > 1:

@@ -21,7 +21,7 @@ class RandomBot:
                 options.append(TakeDiscard(seat=seat))
             return self.rng.choice(options)
         if not state.down[seat]:
-            melds = find_contract(hand, state.hand)
+            melds = find_contract(hand, state.contract)
             if melds and self.rng.random() < 0.5:
                 return GoDown(seat=seat, melds=melds)
         elif len(hand) > 1:

@@ -9,7 +9,7 @@ from collections import Counter
 import msgspec
 
 from zioncheck.domain.cards import JOKER, NATURALS
-from zioncheck.domain.hands import CONTRACTS, Contract
+from zioncheck.domain.hands import Contract
 from zioncheck.domain.state import GameState, PlacedMeld
 
 
@@ -19,6 +19,8 @@ class Sight(msgspec.Struct, frozen=True):
     players: int
     decks: int
     hand_no: int
+    contract: Contract                   # the hand's contract, as the game's rules set it (R7, R24.1)
+    jokers: int                          # the jokers the game's decks hold (R1, R24.2)
     cards: tuple[str, ...]               # the seat's own hand
     hand_sizes: tuple[int, ...]          # every seat's number of cards, its own included
     table: tuple[PlacedMeld, ...]
@@ -40,10 +42,6 @@ class Sight(msgspec.Struct, frozen=True):
     def top_discarder(self) -> int | None:
         return self.discarders[-1] if self.discarders else None
 
-    @property
-    def contract(self) -> Contract:
-        return CONTRACTS[self.hand_no]
-
     def can_take(self) -> bool:
         """R10: the pile has a card this seat did not throw."""
         return bool(self.discard) and self.top_discarder != self.seat
@@ -51,7 +49,7 @@ class Sight(msgspec.Struct, frozen=True):
     def unseen(self) -> Counter[str]:
         """The copies of each card this seat has not seen: in the stock or another seat's hand, for all it knows."""
         left: Counter[str] = Counter({card: self.decks for card in NATURALS})
-        left[JOKER] = 2 * self.decks
+        left[JOKER] = self.jokers
         left.subtract(self.cards)
         left.subtract(self.discard)
         for meld in self.table:
@@ -62,7 +60,8 @@ class Sight(msgspec.Struct, frozen=True):
 def sight_of(state: GameState, seat: int) -> Sight:
     """What `seat` knows of `state`: its own cards and the public table; of the other hands their sizes."""
     return Sight(
-        seat=seat, players=state.players, decks=state.decks, hand_no=state.hand, cards=state.hands[seat],
+        seat=seat, players=state.players, decks=state.decks, hand_no=state.hand, contract=state.contract,
+        jokers=state.rules.jokers_for(state.decks), cards=state.hands[seat],
         hand_sizes=tuple(len(hand) for hand in state.hands), table=state.table, discard=state.discard,
         discarders=state.discarders, down=state.down, turn=state.turn, drawn=state.drawn,
         window_open=state.window_open, stock=len(state.stock), reshuffles=state.reshuffles, totals=state.totals)

@@ -54,7 +54,7 @@ class StrongBot:
         if swaps:
             return swaps[0]
         if not sight.down[seat]:
-            melds = contract_melds(hand, sight.hand_no)
+            melds = contract_melds(hand, sight.contract)
             if melds:
                 return GoDown(seat=seat, melds=melds)
         elif len(hand) > 1:

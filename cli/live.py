@@ -8,7 +8,7 @@ from zioncheck.contracts.languages import ENGLISH, catalogue, contract
 from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState
 from zioncheck.domain.going_out import pausing
-from zioncheck.domain.hands import CONTRACTS
+from zioncheck.domain.presets import ZIONCHECK
 from zioncheck.domain.seats import left_of_dealer
 
 Face = Callable[[str], str]   # a card code ("10H") as the terminal shows it
@@ -43,11 +43,17 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
     show, say = face, words.say
     match event:
         case ev.GameStarted():
-            return [say("tell.game_started", game=event.game_id, players=event.players, decks=event.decks)]
+            if state.rules == ZIONCHECK:
+                return [say("tell.game_started", game=event.game_id, players=event.players, decks=event.decks)]
+            return [say("tell.game_started_rules", game=event.game_id, rules=game_name(state),
+                        hands=state.rules.hands, players=event.players, decks=event.decks)]
         case ev.HandDealt():
-            return ["", say("tell.hand_dealt", hand=event.hand, contract=contract(words.language, *counts(event.hand)),
-                            dealer=event.dealer, size=len(event.hands[0]),
-                            first=left_of_dealer(event.dealer, len(event.hands)), commitment=event.commitment[:16])]
+            told = dict(hand=event.hand, contract=contract_words(state, event.hand), dealer=event.dealer,
+                        size=len(event.hands[0]), first=left_of_dealer(event.dealer, len(event.hands)),
+                        commitment=event.commitment[:16])
+            if state.rules.upcard and event.discard:   # R24.4: the deal turned up the pile's first card
+                return ["", say("tell.hand_dealt_upcard", upcard=show(event.discard[-1]), **told)]
+            return ["", say("tell.hand_dealt", **told)]
         case ev.StockDrawn():
             if event.seat == hide_draws_from:
                 return ["  " + say("tell.stock_drawn_card", seat=event.seat, card=show(event.card),
@@ -138,7 +144,12 @@ def score_line(event: ev.HandEnded) -> str:
                                                            for s, t in enumerate(event.totals)) + stuck)
 
 
-def counts(hand: int) -> tuple[int, int]:
-    """R7: the sets and the runs of a hand's contract."""
-    c = CONTRACTS[hand]
-    return c.sets, c.runs
+def contract_words(state: GameState, hand: int) -> str:
+    """R7, R24.1: hand `hand`'s contract in the game's rules, in words."""
+    c = state.rules.contract(hand)
+    return contract(words.language, c.sets, c.runs, c.whole) if c else ""
+
+
+def game_name(state: GameState) -> str:
+    """R24: the game played, in words ("Liverpool rummy")."""
+    return words.say(f"game.{state.rules.preset}")

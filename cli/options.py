@@ -11,7 +11,16 @@ import msgspec
 from zioncheck.bots import NAMES
 from zioncheck.cli import words
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import BOT_LEVELS, STARTER, Limits, StartGame
+from zioncheck.contracts.commands import (
+    BOT_LEVELS,
+    DEFAULT_RULES,
+    PRESETS,
+    STARTER,
+    ZIONCHECK,
+    Limits,
+    Rules,
+    StartGame,
+)
 from zioncheck.contracts.events import GameStarted
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
@@ -43,13 +52,14 @@ class Opened:
 
 async def start_game(client: GameClient, follower: Follower, game: str, players: int,
                      seats: list[str] | None = None, pace: float = 0.0, seed: int | None = None,
-                     opened: Opened | None = None, limits: Limits = DEFAULT_LIMITS) -> BotsService:
+                     opened: Opened | None = None, limits: Limits = DEFAULT_LIMITS,
+                     rules: Rules = DEFAULT_RULES) -> BotsService:
     """Open the game and play the seats `seats` gives a bot (at `pace` seconds a move) in this
     program, the game's start saying so (no bots service sits down at them); or fail in one line
     with the table's reason. `opened` is marked once the table has started it; `limits`, the game's
-    clock (R19-R23). Returns the bots, to stop once the game is over."""
+    clock (R19-R23); `rules`, the game played (R24). Returns the bots, to stop once the game is over."""
     start = StartGame(game_id=game, players=players, seats=seats or [], bots_by=STARTER,
-                      limits=msgspec.structs.replace(limits, bot_seconds=pace))
+                      limits=msgspec.structs.replace(limits, bot_seconds=pace), rules=rules)
     started = await client.play(follower, start)
     if refused := refusal_of(started):
         why = explain_refusal(refused.reason, refused.detail, words.language)
@@ -80,11 +90,13 @@ def add_bus(p, default: str | None = None) -> None:
 
 
 def add_seats(p, bots_default: str = "greedy") -> None:
-    """--players and --bots: how many seats, and which bot plays each."""
+    """--players, --bots and --rules: how many seats, which bot plays each, and the game played (R24)."""
     p.add_argument("--players", type=whole, default=4, metavar=words.METAVAR_N,
                    help=words.PLAYERS_HELP.format(low=MIN_PLAYERS, high=MAX_PLAYERS, default=4))
     p.add_argument("--bots", default=bots_default, metavar=words.METAVAR_BOTS,
                    help=words.BOTS_HELP.format(names=", ".join(NAMES), levels=levels(), default=bots_default))
+    p.add_argument("--rules", default=ZIONCHECK, metavar=words.METAVAR_RULES,
+                   help=words.RULES_HELP.format(names=", ".join(PRESETS), default=ZIONCHECK))
 
 
 def add_pace(p, default: float, help_word: str) -> None:
@@ -143,6 +155,13 @@ def check_pace(pace: float) -> None:
 def check_service_options(args) -> None:
     """--metrics-port a port (--log-level's choices argparse checks)."""
     check_range("--metrics-port", args.metrics_port, *PORTS)
+
+
+def game_rules(name: str) -> Rules:
+    """R24: the rules `--rules` names; CommandFailed for a game the table does not play."""
+    if name not in PRESETS:
+        raise CommandFailed(words.UNKNOWN_RULES.format(name=name, names=", ".join(PRESETS)))
+    return Rules(preset=name)  # type: ignore[arg-type]  # one of PRESETS
 
 
 def seat_bots(spec: str, players: int) -> list[str]:

@@ -4,7 +4,7 @@ import sys
 import threading
 
 from zioncheck.cli import words
-from zioncheck.cli.live import Face, counts, letters, narrate, table_lines
+from zioncheck.cli.live import Face, contract_words, letters, narrate, table_lines
 from zioncheck.cli.moves import NotAMove, parse, typed_moves
 from zioncheck.cli.options import (
     DEFAULT_LIMITS,
@@ -14,6 +14,7 @@ from zioncheck.cli.options import (
     add_pace,
     add_seats,
     check_pace,
+    game_rules,
     replay_hint,
     seat_bots,
     start_game,
@@ -21,9 +22,8 @@ from zioncheck.cli.options import (
 )
 from zioncheck.cli.terminal import Terminal
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import PERSON, Command, LayOff, Limits, SwapJoker
+from zioncheck.contracts.commands import DEFAULT_RULES, PERSON, Command, LayOff, Limits, Rules, SwapJoker
 from zioncheck.contracts.events import Discarded, HandDealt, Rejected
-from zioncheck.contracts.languages import contract
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.cards import RANK_VALUE, SUITS, rank, suit
@@ -47,6 +47,7 @@ def add(sub) -> None:
 
 def main(args) -> int:
     names = seat_bots(args.bots, args.players)   # every option is checked before anything starts
+    rules = game_rules(args.rules)
     if not 0 <= args.seat < args.players:
         raise CommandFailed(words.SEAT_OUT_OF_RANGE.format(last=args.players - 1, players=args.players,
                                                            seat=args.seat))
@@ -56,7 +57,7 @@ def main(args) -> int:
     game, out = Opened(new_game_id("play")), Terminal()
     try:
         with bus(args.nats_url, args.credentials) as access:
-            final = asyncio.run(_run(access, args.seat, names, args.pace, lines, out, game))
+            final = asyncio.run(_run(access, args.seat, names, args.pace, lines, out, game, rules))
     except KeyboardInterrupt:
         if game.started:
             out.farewell(words.GAME_LEFT.format(game=game.id) + "\n" + replay_hint(game.id))
@@ -67,12 +68,12 @@ def main(args) -> int:
 
 
 async def _run(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue, out: Terminal,
-               game: Opened) -> GameState:
+               game: Opened, rules: Rules = DEFAULT_RULES) -> GameState:
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
     services = await Services().start(HOUSE, access)
     try:
-        return await session(access, seat, names, pace, lines, out, game.id, opened=game)
+        return await session(access, seat, names, pace, lines, out, game.id, opened=game, rules=rules)
     finally:
         await services.stop()
 
@@ -84,10 +85,11 @@ def _read_stdin(loop, lines: asyncio.Queue) -> None:
 
 
 async def session(access: Access, seat: int, names: list[str], pace: float, lines: asyncio.Queue, out: Terminal,
-                  game: str | None = None, opened: Opened | None = None, limits: Limits = DEFAULT_LIMITS) -> GameState:
+                  game: str | None = None, opened: Opened | None = None, limits: Limits = DEFAULT_LIMITS,
+                  rules: Rules = DEFAULT_RULES) -> GameState:
     """One game: the person's typed lines for `seat`, bots for the others, told on `out`, its clock
-    `limits` (R19-R23). Returns the state when the game is over or the person quits (`quit`, or the end
-    of their input).
+    `limits` (R19-R23), the game `rules` (R24). Returns the state when the game is over or the person
+    quits (`quit`, or the end of their input).
 
     This program plays the other seats (no bots service sits down at them); it logs in as the bots'
     role to follow the log. `opened` is marked once the table has started the game."""
@@ -99,7 +101,7 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
     try:
         seats = [PERSON if s == seat else name for s, name in enumerate(names)]
         bots = await start_game(client, follower, game, len(names), seats=seats, pace=pace, opened=opened,
-                                limits=limits)
+                                limits=limits, rules=rules)
         out.say(words.WELCOME.format(seat=seat, game=game))
         shown = asyncio.create_task(_show(follower, seat, out))
         over = asyncio.create_task(follower.wait_until(lambda f: f.state.game_over, timeout=None))
@@ -180,8 +182,7 @@ def screen(state: GameState, seat: int, face: Face = letters) -> str:
     else:
         todo = words.THEIR_TURN.format(seat=state.turn)
     return "\n".join([table_lines(state, face), words.TABLE_FACTS.format(top=top, stock=len(state.stock), sizes=sizes),
-                      words.HAND_LINE.format(hand=state.hand,
-                                             contract=contract(words.language, *counts(state.hand))),
+                      words.HAND_LINE.format(hand=state.hand, contract=contract_words(state, state.hand)),
                       words.YOUR_CARDS.format(cards=mine), todo])
 
 

@@ -13,6 +13,7 @@ from zioncheck.cli.options import (
     add_service_options,
     check_pace,
     check_service_options,
+    game_rules,
     replay_hint,
     seat_bots,
     serve_metrics,
@@ -20,6 +21,7 @@ from zioncheck.cli.options import (
     whole,
 )
 from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.commands import DEFAULT_RULES, Rules
 from zioncheck.domain import GameState, evolve
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
@@ -40,6 +42,7 @@ def add(sub) -> None:
 
 def main(args) -> int:
     names = seat_bots(args.bots, args.players)   # every option is checked before anything starts
+    rules = game_rules(args.rules)
     check_pace(args.pace)
     check_service_options(args)
     configure_logging(args.log_level)
@@ -48,7 +51,7 @@ def main(args) -> int:
     try:
         with bus(args.nats_url, args.credentials) as access:
             print(words.NATS_AT.format(servers=", ".join(access.servers)))
-            asyncio.run(_play(access, names, args.pace, args.seed, game))
+            asyncio.run(_play(access, names, args.pace, args.seed, game, rules))
     except KeyboardInterrupt:
         if game.started:   # the game is in the store as far as it went: say how to see it
             print("\n" + words.GAME_STOPPED.format(game=game.id) + "\n" + replay_hint(game.id), flush=True)
@@ -57,7 +60,8 @@ def main(args) -> int:
     return 0
 
 
-async def _play(access: Access, names: list[str], pace: float, seed: int | None, game: Opened) -> None:
+async def _play(access: Access, names: list[str], pace: float, seed: int | None, game: Opened,
+                rules: Rules = DEFAULT_RULES) -> None:
     services = await Services().start(HOUSE, access)
     client = await GameClient.connect(access, "bots")
     follower = await client.follow(game.id)
@@ -65,7 +69,7 @@ async def _play(access: Access, names: list[str], pace: float, seed: int | None,
     bots = None
     try:   # this program plays every seat; a bots service on the same server does not sit down
         bots = await start_game(client, follower, game.id, len(names), seats=names, pace=pace, seed=seed,
-                                opened=game)
+                                opened=game, rules=rules)
         await follower.wait_until(lambda f: f.state.game_over, timeout=None)
         await follower.wait_until(lambda f: all(f.state.seeds))  # the dealer reveals the last hand's seed
         await shown

@@ -34,7 +34,8 @@ async def play(s: Scenario, access: Access, services: Services | None = None) ->
         seeds = await client.js.key_value(SEEDS)
         await seeds.put(seed_key(game, s.hand), f"{s.seed:064x}".encode())
         follower = await client.follow(game)
-        start = StartGame(game_id=game, players=s.players, dealer=s.first_dealer, first_hand=s.hand, stacked=True)
+        start = StartGame(game_id=game, players=s.players, dealer=s.first_dealer, first_hand=s.hand, stacked=True,
+                          rules=s.rules)
         await client.play(follower, start)
         deal = Deal(hand=s.hand, hands=s.hands, stock=s.stock, discard=s.discard)
         await follower.outcome(await client.send(game, deal, as_dealer=True))

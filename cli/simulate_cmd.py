@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from zioncheck.application.simulation import GameStalled, play_game, wilson
 from zioncheck.cli import words
-from zioncheck.cli.options import CommandFailed, add_seats, seat_bots, whole
+from zioncheck.cli.options import CommandFailed, add_seats, game_rules, seat_bots, whole
 from zioncheck.cli.progress import Progress
 from zioncheck.contracts.log import write_jsonl
 
@@ -22,6 +22,7 @@ def add(sub) -> None:
 
 def main(args) -> int:
     bots = seat_bots(args.bots, args.players)
+    rules = game_rules(args.rules)
     if args.games < 1:
         raise CommandFailed(words.GAMES_TOO_FEW.format(games=args.games))
     if args.log:
@@ -37,7 +38,7 @@ def main(args) -> int:
     for i in range(args.games):
         game_id = f"sim-{args.seed}-{i:05d}"
         try:
-            table = play_game(bots, args.seed, game_id)
+            table = play_game(bots, args.seed, game_id, rules)
         except GameStalled:
             stalled.append(game_id)
             progress.step()

@@ -54,6 +54,36 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     pause_seconds: int = 10      # R23: the pause after a hand, unless every person says ready sooner
 
 
+# The rummy family's games a table plays (docs/rules.md R24): Zioncheck, and its cousins as presets.
+ZIONCHECK = "zioncheck"
+Preset = Literal["zioncheck", "contract", "liverpool"]
+PRESETS: tuple[str, ...] = ("zioncheck", "contract", "liverpool")
+
+
+class HandRule(msgspec.Struct, frozen=True, kw_only=True):
+    """One hand of a game (R7, R24): the cards dealt to each seat and the contract, `sets` sets and `runs`
+    runs. `whole`: the contract is laid with every card at once, which goes out with no discard (R24.6)."""
+    dealt: int
+    sets: int
+    runs: int
+    whole: bool = False
+
+
+class Rules(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The game a table plays (R24): a preset of the rummy family and house options over it.
+
+    `hands`, when given, replaces the preset's hands and their contracts, in order; `jokers` the
+    jokers shuffled in with the decks (all of them, not per deck). The number of decks is StartGame's
+    `decks`. The bounds are in domain/presets.py; a start outside them is refused.
+    """
+    preset: Preset = "zioncheck"
+    hands: tuple[HandRule, ...] = ()
+    jokers: int | None = None
+
+
+DEFAULT_RULES = Rules()   # Zioncheck, as it always was
+
+
 class StartGame(Command, tag="start_game", frozen=True):
     """Opens a game. `decks` overrides R1's count; `dealer` is hand 1's dealer (R8).
 
@@ -72,6 +102,7 @@ class StartGame(Command, tag="start_game", frozen=True):
     seats: list[str] = []
     limits: Limits = msgspec.field(default_factory=Limits)
     bots_by: BotsBy = SERVICE
+    rules: Rules = msgspec.field(default_factory=Rules)
 
 
 class Deal(Command, tag="deal", frozen=True):

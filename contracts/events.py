@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from zioncheck.contracts.commands import SERVICE, BotsBy, End, Limits
+from zioncheck.contracts.commands import SERVICE, BotsBy, End, Limits, Rules
 from zioncheck.contracts.reasons import Reason
 
 MeldKind = Literal["set", "run"]
@@ -34,6 +34,9 @@ class GameStarted(Event, tag="game_started", frozen=True):
     seats: list[str] = []        # who sits where: "person" or a bot's name; empty, persons all
     limits: Limits = msgspec.field(default_factory=Limits)
     bots_by: BotsBy = SERVICE    # who plays the bot seats: the bots service, or the game's starter
+    # R24: the game played. Left out for Zioncheck as it always was, so a Zioncheck game's log reads,
+    # and is written, exactly as before: a log without it is Zioncheck.
+    rules: Rules | msgspec.UnsetType = msgspec.UNSET
 
 
 class HandDealt(Event, tag="hand_dealt", frozen=True):

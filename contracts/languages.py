@@ -85,11 +85,11 @@ def placeholders(entry: Entry) -> set[str]:
     return {name for text in texts for name in PLACEHOLDER.findall(text)}
 
 
-def contract(language: Language, sets: int, runs: int) -> str:
-    """R7: a hand's contract in words, "1 set + 1 run" in English."""
+def contract(language: Language, sets: int, runs: int, whole: bool = False) -> str:
+    """R7: a hand's contract in words, "1 set + 1 run" in English; R24.6 `whole`: laid with every card."""
     parts = ([say(language, "contract.sets", count=sets)] if sets else []) + (
         [say(language, "contract.runs", count=runs)] if runs else [])
-    return say(language, "contract.and").join(parts)
+    return say(language, "contract.and").join(parts) + (say(language, "contract.whole") if whole else "")
 
 
 def supported(tag: str) -> Language | None:

@@ -18,11 +18,13 @@ REFUSALS_KEPT = 8   # a seat view keeps that seat's latest refusals, this many
 
 
 class Contract(msgspec.Struct, frozen=True):
-    """R7: what a hand asks for, and how many cards each seat was dealt."""
+    """R7: what a hand asks for, and how many cards each seat was dealt. `whole` (R24.6): laid with
+    every card at once, going out with no discard."""
     sets: int
     runs: int
     dealt: int
     text: str
+    whole: bool = False
 
 
 class TableMeld(msgspec.Struct, frozen=True):
@@ -155,6 +157,11 @@ class PublicView(msgspec.Struct, frozen=True, kw_only=True):
     held: bool = False                 # R22: the top discard waits for a person's claim before a bot draws
     ready: list[int] = []              # R23: the seats ready for the next hand
     revealed: list[list[str]] = []     # R15, R23: every seat's cards left, once a hand has ended
+    # R24: the game played ("zioncheck", "contract", "liverpool"), its number of hands, and every hand's
+    # contract in order (empty for Zioncheck's own six, R7).
+    game: str = "zioncheck"
+    hands: int = 6
+    contracts: list[Contract] = []
     v: int = 1
 
 

@@ -57,7 +57,7 @@ def _check_hand(result: Audit, reveal: ev.SeedRevealed, dealt: tuple[GameState, 
     if commitment(reveal.seed) != deal.commitment:
         result.problems.append(Problem(hand, "seed_mismatch"))
         return
-    if deal_from_seed(reveal.seed, before, hand) != Dealt(hands=deal.hands, stock=deal.stock):
+    if deal_from_seed(reveal.seed, before, hand) != Dealt(hands=deal.hands, stock=deal.stock, discard=deal.discard):
         result.problems.append(Problem(hand, "deal_mismatch"))
         return
     for state, shuffle in reshuffles:

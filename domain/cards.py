@@ -41,15 +41,17 @@ def card_at(value: int, suit_: str) -> str:
     return RANKS[(value - 1) % 13] + suit_
 
 
-def points(card: str) -> int:
-    """R3: A and JK 15; 10, J, Q, K 10; 2..9 5."""
+def points(card: str, pips: bool = False) -> int:
+    """R3: A and JK 15; 10, J, Q, K 10; 2..9 5. R24.3 (`pips`): 2..10 their face value."""
     if card == JOKER or card[0] == "A":
         return 15
-    return 10 if card[:-1] in ("10", "J", "Q", "K") else 5
+    if card[:-1] in ("J", "Q", "K"):
+        return 10
+    return int(card[:-1]) if pips else 10 if card[0] == "1" else 5
 
 
-def hand_points(cards: Iterable[str]) -> int:
-    return sum(points(card) for card in cards)
+def hand_points(cards: Iterable[str], pips: bool = False) -> int:
+    return sum(points(card, pips) for card in cards)
 
 
 def decks_for(players: int) -> int:
@@ -59,6 +61,12 @@ def decks_for(players: int) -> int:
     return 2 + max(0, players - 3) // 3
 
 
-def full_decks(decks: int) -> list[str]:
-    """R1: `decks` times the 52 naturals and 2 jokers, in a fixed order."""
-    return [card for _ in range(decks) for card in (*NATURALS, JOKER, JOKER)]
+def full_decks(decks: int, jokers: int | None = None) -> list[str]:
+    """R1: `decks` times the 52 naturals and 2 jokers, in a fixed order. R24.2: with another number of
+    jokers, each deck brings two while they last, and any more come after the last deck."""
+    if jokers is None or jokers == 2 * decks:
+        return [card for _ in range(decks) for card in (*NATURALS, JOKER, JOKER)]
+    cards: list[str] = []
+    for deck in range(decks):
+        cards += [*NATURALS, *[JOKER] * max(0, min(2, jokers - 2 * deck))]
+    return cards + [JOKER] * max(0, jokers - 2 * decks)

@@ -3,7 +3,7 @@ open for people before a bot draws."""
 from collections.abc import Iterable
 
 from zioncheck.contracts.commands import ClaimDiscard
-from zioncheck.contracts.events import AnyEvent, ClaimFailed, ClaimWon, DiscardClaimed
+from zioncheck.contracts.events import AnyEvent, ClaimFailed, ClaimWon, DiscardClaimed, StockDrawn
 from zioncheck.domain.gates import seat_in_play
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.seats import clockwise
@@ -31,14 +31,18 @@ def nearest_claimant(discarder: int, claims: Iterable[int], players: int) -> int
     return min(claims, key=lambda seat: clockwise(discarder, seat, players))
 
 
-def outcomes_on_stock_draw(state: GameState) -> list[ClaimWon | ClaimFailed]:
-    """R11a: the turn player drew from the stock; the nearest claimant gets the card."""
+def outcomes_on_stock_draw(state: GameState) -> list[ClaimWon | StockDrawn | ClaimFailed]:
+    """R11a: the turn player drew from the stock (`state` is before that draw); the nearest claimant
+    gets the card. R24.5: where the game says so, a penalty card too, the next of the stock, if any."""
     discarder, top = state.top_discarder, state.top
     # A window opens only on a seat's discard, so an open one always has a top card and its discarder.
     if not (state.window_open and state.claims) or discarder is None or top is None:
         return []
     winner = nearest_claimant(discarder, state.claims, state.players)
-    return [ClaimWon(seat=winner, card=top)] + [
+    won: list[ClaimWon | StockDrawn | ClaimFailed] = [ClaimWon(seat=winner, card=top)]
+    if state.rules.penalty_card and state.stock[1:]:
+        won.append(StockDrawn(seat=winner, card=state.stock[1]))
+    return won + [
         ClaimFailed(seat=seat, card=top, why="nearer_claimant") for seat in state.claims if seat != winner
     ]
 

@@ -1,11 +1,13 @@
 """Starting a game and dealing its hands: R1 decks, R7 sizes, R8 the deal, R16 reshuffles."""
+import msgspec
+
 from zioncheck.contracts.commands import Deal, Reshuffle, RevealSeed, StartGame
 from zioncheck.contracts.events import AnyEvent, GameStarted, HandDealt, SeedRevealed, StockReshuffled
 from zioncheck.domain import fairness
-from zioncheck.domain.cards import DECK_SIZE, decks_for
+from zioncheck.domain.cards import NATURALS
 from zioncheck.domain.drawing import reshuffle_due
 from zioncheck.domain.gates import card
-from zioncheck.domain.hands import CONTRACTS, HANDS_PER_GAME
+from zioncheck.domain.presets import ZIONCHECK, check_rules, ruleset_of
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.seats import left_of_dealer, seat_after
 from zioncheck.domain.state import GameState, dealt_index
@@ -44,16 +46,22 @@ def start_game(state: GameState, command: StartGame) -> list[AnyEvent]:
         raise Refused("bad_command", f"a game seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {command.players} (R1)")
     if not 0 <= command.dealer < command.players:
         raise Refused("bad_command", f"no seat {command.dealer} to deal at a table of {command.players}")
-    if not 1 <= command.first_hand <= HANDS_PER_GAME:
-        raise Refused("bad_command", f"first_hand must be 1..{HANDS_PER_GAME}, not {command.first_hand}")
-    decks = decks_for(command.players) if command.decks is None else command.decks
-    if decks * DECK_SIZE < CONTRACTS[HANDS_PER_GAME].dealt * command.players:
-        raise Refused("bad_command", f"{decks} decks cannot deal hand {HANDS_PER_GAME} to {command.players} players")
+    rules = ruleset_of(command.rules)
+    decks = rules.decks_for(command.players) if command.decks is None else command.decks
+    check_rules(command.rules, decks)
+    if not 1 <= command.first_hand <= rules.hands:
+        raise Refused("bad_command", f"first_hand must be 1..{rules.hands}, not {command.first_hand}")
+    biggest = max(range(1, rules.hands + 1), key=lambda hand: rules.contracts[hand - 1].dealt)
+    needed = rules.contracts[biggest - 1].dealt * command.players + rules.upcard
+    if decks * len(NATURALS) + rules.jokers_for(decks) < needed:  # R1, R24.2: the pack deals the biggest hand
+        raise Refused("bad_command", f"{decks} decks cannot deal hand {biggest} to {command.players} players")
     check_seats(command.seats, command.players)
     check_limits(command.limits)
+    # R24: Zioncheck's rules are left out of the event, so its log is what it always was.
+    named = command.rules if rules != ZIONCHECK else msgspec.UNSET
     return [GameStarted(game_id=command.game_id, players=command.players, decks=decks, dealer=command.dealer,
                         first_hand=command.first_hand, stacked=command.stacked, seats=list(command.seats),
-                        limits=command.limits)]
+                        limits=command.limits, rules=named)]
 
 
 def _between_hands(state: GameState) -> None:
@@ -65,7 +73,7 @@ def _between_hands(state: GameState) -> None:
 
 def deal(state: GameState, command: Deal) -> list[AnyEvent]:
     _between_hands(state)
-    if not state.hand_over or command.hand != state.hand + 1 or command.hand > HANDS_PER_GAME:
+    if not state.hand_over or command.hand != state.hand + 1 or command.hand > state.rules.hands:
         raise Refused("bad_command", f"hand {command.hand} cannot be dealt now (hand {state.hand} is the last dealt)")
     if len(command.hands) != state.players or not all(command.hands):
         raise Refused("bad_command", f"a deal needs a non-empty hand for each of {state.players} seats")

@@ -9,6 +9,7 @@ from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import PERSON
 from zioncheck.domain.cards import JOKER
 from zioncheck.domain.melds import run_low
+from zioncheck.domain.presets import ruleset_of
 from zioncheck.domain.seats import left_of_dealer, next_seat
 from zioncheck.domain.state import GameState, PlacedMeld, dealt_index, played, played_one, replace_at
 
@@ -32,7 +33,8 @@ def _game_started(s: GameState, e: ev.GameStarted) -> GameState:
     return GameState(game_id=e.game_id, players=e.players, decks=e.decks, first_dealer=e.dealer,
                      dealer=e.dealer, hand=e.first_hand - 1, totals=(0,) * e.players,
                      seats=tuple(e.seats) or (PERSON,) * e.players, limits=e.limits,
-                     timeouts=(0,) * e.players, idle=(False,) * e.players, stacked=e.stacked)
+                     timeouts=(0,) * e.players, idle=(False,) * e.players, stacked=e.stacked,
+                     rules=ruleset_of(e.rules))
 
 
 def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
@@ -40,7 +42,8 @@ def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
     return replace(
         s, hand=e.hand, dealer=e.dealer, hands=tuple(tuple(h) for h in e.hands), stock=tuple(e.stock),
         discard=tuple(e.discard), discarders=(None,) * len(e.discard), window_open=False, claims=(), table=(),
-        down=(False,) * n, turn=left_of_dealer(e.dealer, n), drawn=False, extra_turn=True, hand_over=False,
+        down=(False,) * n, turn=left_of_dealer(e.dealer, n), drawn=False, hand_over=False,
+        extra_turn=s.rules.first_twice,   # R11; R24.4: not where an upcard starts the pile
         winner=None, scores=None, stuck=(), reshuffles=0, released=False, ready=(), pause_over=False,
         commitments=s.commitments + (e.commitment,), seeds=s.seeds + ("",), turn_no=s.turn_no + 1,
     )

@@ -3,30 +3,43 @@
 Two searches for the contract (R12). `find_contract` is the quick one the bots play by: whole
 sets, long runs, fewest jokers; it never extends a choice the hand cannot hold, and it may miss an
 arrangement (a card two melds want, a joker that must stand in for a card the hand holds).
-`least_contract` is exact: it finds melds whenever any meet the contract, so that a seat is told
-truly whether it can go down (domain/legal.py).
+`least_contract` is exact for contracts of up to two runs: it finds melds whenever any meet the contract,
+so that a seat is told truly whether it can go down (domain/legal.py); for three runs (R24.1) it tries
+runs of four and five, as for two. A contract laid whole (R24.6) has a search of its own,
+`whole_contract`: the quick search's melds, grown by every card left until none is.
+
+Each takes the contract itself, or a Zioncheck hand's number (R7).
 """
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import combinations_with_replacement
+from itertools import combinations, combinations_with_replacement
 from typing import NamedTuple
 
 from zioncheck.contracts.commands import End
 from zioncheck.domain.candidates import Candidate, candidate_runs, candidate_sets
 from zioncheck.domain.cards import JOKER, SUITS, card_at, rank
 from zioncheck.domain.going_down import read_contract
-from zioncheck.domain.hands import CONTRACTS
+from zioncheck.domain.hands import CONTRACTS, Contract
 from zioncheck.domain.laying_off import fitting_ends
+from zioncheck.domain.melds import run_low, run_suit
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.state import GameState, PlacedMeld, without
 
 Melds = list[list[str]]
 
 
-def find_contract(hand: tuple[str, ...], hand_no: int) -> Melds | None:
-    """Melds that meet the hand's contract (R12) and leave a card to discard, or None."""
-    contract = CONTRACTS[hand_no]
+def contract_of(contract: int | Contract) -> Contract:
+    """The contract itself, or Zioncheck's hand of that number (R7)."""
+    return CONTRACTS[contract] if isinstance(contract, int) else contract
+
+
+def find_contract(hand: tuple[str, ...], hand_no: int | Contract) -> Melds | None:
+    """Melds that meet the hand's contract (R12) and leave a card to discard, or None; for a contract laid
+    whole (R24.6), melds of every card."""
+    contract = contract_of(hand_no)
+    if contract.whole:
+        return whole_contract(hand, contract)
     counts = Counter(hand)
     jokers = counts[JOKER]
     spare = len(hand) - 1  # cards the melds may use: one must be left to discard (R15)
@@ -40,7 +53,7 @@ def find_contract(hand: tuple[str, ...], hand_no: int) -> Melds | None:
     for chosen_runs, left in _pick(runs, contract.runs, counts, spare - 3 * contract.sets):
         for chosen_sets, _ in _pick(sets, contract.sets, left, spare - sum(map(len, chosen_runs))):
             melds = chosen_sets + chosen_runs
-            if _legal(hand_no, melds):
+            if _legal(contract, melds):
                 return melds
     return None
 
@@ -88,9 +101,9 @@ def _pick(candidates: list[Candidate], k: int, counts: Mapping[str, int],
     return extend(0, most)
 
 
-def _legal(hand_no: int, melds: Melds) -> bool:
+def _legal(contract: Contract, melds: Melds) -> bool:
     try:
-        read_contract(hand_no, melds)
+        read_contract(contract, melds)
         return True
     except Refused:
         return False
@@ -108,7 +121,7 @@ class _Window(NamedTuple):
     missing: int
 
 
-def least_contract(hand: tuple[str, ...], hand_no: int) -> Melds | None:
+def least_contract(hand: tuple[str, ...], hand_no: int | Contract) -> Melds | None:
     """Melds that meet the hand's contract (R12, R12a) and leave a card to discard (R15), or None when
     no melds the hand holds do.
 
@@ -118,14 +131,16 @@ def least_contract(hand: tuple[str, ...], hand_no: int) -> Melds | None:
     of them a natural; and of two runs of one suit that touch with nine cards or more (R12a), one
     keeps four and the other five in a row, or both keep four with a gap between.
     """
-    found = _least_contract(tuple(sorted(hand)), hand_no)
+    contract = contract_of(hand_no)
+    if contract.whole:
+        return whole_contract(hand, contract)
+    found = _least_contract(tuple(sorted(hand)), contract)
     return None if found is None else [list(meld) for meld in found]
 
 
 @lru_cache(maxsize=1 << 12)
-def _least_contract(hand: tuple[str, ...], hand_no: int) -> tuple[tuple[str, ...], ...] | None:
+def _least_contract(hand: tuple[str, ...], contract: Contract) -> tuple[tuple[str, ...], ...] | None:
     """least_contract of a hand in sorted order, so that a hand is searched once however it is held."""
-    contract = CONTRACTS[hand_no]
     sets, runs = contract.sets, contract.runs
     if 3 * sets + 4 * runs >= len(hand):
         return None   # R15: not even the shortest melds leave a card to discard
@@ -136,12 +151,12 @@ def _least_contract(hand: tuple[str, ...], hand_no: int) -> tuple[tuple[str, ...
     for_sets = _set_jokers(by_rank, sets, lendable=0)
     if for_sets > jokers:
         return None
-    windows = _windows(naturals, jokers - for_sets, two=runs == 2)
+    windows = _windows(naturals, jokers - for_sets, two=runs >= 2)
     for chosen in combinations_with_replacement(windows, runs):
         if sum(window.missing for window in chosen) + for_sets > jokers or not _may_pair(chosen):
             continue
         melds = _placed(chosen, naturals, by_rank, jokers, sets, len(hand))
-        if melds is not None and _meets(hand, hand_no, melds):
+        if melds is not None and _meets(hand, contract, melds):
             return tuple(tuple(meld) for meld in melds)
     return None
 
@@ -165,14 +180,20 @@ _PLACES_OF_FOUR = tuple(place for place in _PLACES if place[2] == 4)
 
 
 def _may_pair(chosen: Sequence[_Window]) -> bool:
-    """A run of five only beside a run of its suit, and two runs of one suit not joined (R12a)."""
+    """A run of five only beside a run of its suit, and no two runs of one suit joined (R12a)."""
     if len(chosen) < 2:
         return all(window.length == 4 for window in chosen)
-    a, b = chosen
-    if a.suit != b.suit:
-        return a.length == b.length == 4
-    touch = a.low + a.length == b.low or b.low + b.length == a.low
-    return not (touch and a.length + b.length < 9)
+    if len(chosen) == 2 and chosen[0].suit == chosen[1].suit:
+        a, b = chosen
+        return not (_touch(a, b) and a.length + b.length < 9)
+    for a in chosen:
+        if a.length == 5 and not any(b is not a and b.suit == a.suit and _touch(a, b) for b in chosen):
+            return False
+    return not any(a.suit == b.suit and _touch(a, b) and a.length + b.length < 9 for a, b in combinations(chosen, 2))
+
+
+def _touch(a: _Window, b: _Window) -> bool:
+    return a.low + a.length == b.low or b.low + b.length == a.low
 
 
 def _set_jokers(by_rank: Mapping[str, int], sets: int, lendable: int) -> int:
@@ -204,7 +225,7 @@ def _placed(chosen: Sequence[_Window], naturals: Mapping[str, int], by_rank: Map
         return None
     left = dict(naturals)
     runs = [_fill(window, left) for window in chosen]
-    if len(runs) == 2 and not _give_back(runs, chosen):
+    if len(runs) >= 2 and not _give_back(runs, chosen):
         return None
     spare_naturals = sum(max(0, _natural_count(run) - 1) for run in runs)
     run_jokers = sum(run.count(JOKER) for run in runs)
@@ -243,17 +264,23 @@ def _natural_count(meld: Sequence[str]) -> int:
 
 
 def _give_back(runs: list[list[str]], chosen: Sequence[_Window]) -> bool:
-    """R6: both runs hold a natural. The first took its naturals first, so the second can be left with
-    none: then the first gives it one they share, if it keeps another."""
-    first, second = runs
-    if _natural_count(second):
-        return True
-    if _natural_count(first) < 2:
+    """R6: every run holds a natural. The first took its naturals first, so a later one can be left with
+    none: then an earlier one gives it one they share, if it keeps another."""
+    for k, run in enumerate(runs):
+        if _natural_count(run):
+            continue
+        if not any(_lend(other, run, chosen[k]) for other in runs[:k]):
+            return False
+    return True
+
+
+def _lend(giver: list[str], run: list[str], window: _Window) -> bool:
+    if _natural_count(giver) < 2:
         return False
-    for place, card in enumerate(chosen[1].cards):
-        if card in first:
-            first[first.index(card)] = JOKER
-            second[place] = card
+    for place, card in enumerate(window.cards):
+        if card in giver:
+            giver[giver.index(card)] = JOKER
+            run[place] = card
             return True
     return False
 
@@ -290,10 +317,93 @@ def _borrow(rank_: str, runs: list[list[str]]) -> str | None:
     return None
 
 
-def _meets(hand: tuple[str, ...], hand_no: int, melds: Melds) -> bool:
+def _meets(hand: tuple[str, ...], contract: Contract, melds: Melds) -> bool:
     """The check decide makes (R12, R12a, R15): the hand holds the melds, they read as the contract,
     and a card is left."""
-    return bool(without(hand, [card for meld in melds for card in meld])) and _legal(hand_no, melds)
+    return bool(without(hand, [card for meld in melds for card in meld])) and _legal(contract, melds)
+
+
+# --- a contract laid whole (R24.6) -------------------------------------------------------------
+
+_WHOLE_TRIES = 2000   # choices of melds grown before the search gives up (decided: a hand of 13 needs far fewer)
+
+
+def whole_contract(hand: tuple[str, ...], contract: int | Contract) -> Melds | None:
+    """R24.6: melds of every card of `hand` that meet the contract, or None when this search finds none.
+
+    The quick search's sets and runs, in its order, each choice grown by the cards it leaves: a
+    natural onto a set of its rank or the end of a run it continues, jokers onto a set, else onto
+    a run's end, until none is left."""
+    found = _whole_contract(tuple(sorted(hand)), contract_of(contract))
+    return None if found is None else [list(meld) for meld in found]
+
+
+@lru_cache(maxsize=1 << 12)
+def _whole_contract(hand: tuple[str, ...], contract: Contract) -> tuple[tuple[str, ...], ...] | None:
+    """whole_contract of a hand in sorted order. A run holds one suit and a set one rank, so melds of
+    runs alone hold no more suits than runs, and sets alone no more ranks than sets."""
+    natural = [card for card in hand if card != JOKER]
+    if not contract.sets and len({card[-1] for card in natural}) > contract.runs:
+        return None
+    if not contract.runs and len({card[:-1] for card in natural}) > contract.sets:
+        return None
+    counts = Counter(hand)
+    runs = sorted(candidate_runs(counts, counts[JOKER]), key=_by_cost) if contract.runs else []
+    sets = sorted(candidate_sets(counts, counts[JOKER]), key=_by_cost) if contract.sets else []
+    tries = 0
+    for chosen_runs, left in _pick(runs, contract.runs, counts, len(hand)):
+        for chosen_sets, rest in _pick(sets, contract.sets, left, len(hand) - sum(map(len, chosen_runs))):
+            tries += 1
+            if tries > _WHOLE_TRIES:
+                return None
+            melds = _grown(chosen_sets, chosen_runs, rest)
+            if melds is not None and _legal(contract, melds):
+                return tuple(tuple(meld) for meld in melds)
+    return None
+
+
+def _grown(sets: Melds, runs: Melds, rest: Mapping[str, int]) -> Melds | None:
+    """The melds with every card of `rest` laid on them (R13's fits), or None when some card fits none."""
+    naturals = [card for card, n in rest.items() if card != JOKER for _ in range(n)]
+    jokers = rest.get(JOKER, 0)
+    grew = True
+    while naturals and grew:
+        grew = False
+        for card in list(naturals):
+            if _grow(sets, runs, card):
+                naturals.remove(card)
+                grew = True
+    if naturals:
+        return None
+    for _ in range(jokers):
+        if sets:
+            sets[0].append(JOKER)
+        elif not any(_grow_end(run, JOKER) for run in runs):
+            return None
+    return sets + runs
+
+
+def _grow(sets: Melds, runs: Melds, card: str) -> bool:
+    for meld in sets:
+        if rank(card) == rank(next(c for c in meld if c != JOKER)):
+            meld.append(card)
+            return True
+    return any(_grow_end(run, card) for run in runs)
+
+
+def _grow_end(run: list[str], card: str) -> bool:
+    """A card at the end of a run it continues (a joker at the high end, else the low); False if none."""
+    low = run_low(run)
+    if low is None:
+        return False
+    high, suit_ = low + len(run) - 1, run_suit(run)
+    if high < 14 and card in (JOKER, card_at(high + 1, suit_)):
+        run.append(card)
+        return True
+    if low > 1 and card in (JOKER, card_at(low - 1, suit_)):
+        run.insert(0, card)
+        return True
+    return False
 
 
 # --- laying off --------------------------------------------------------------------------

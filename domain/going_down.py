@@ -1,10 +1,13 @@
-"""R12 going down with exactly the contract; R12a two runs of one suit; R6 ambiguous melds."""
+"""R12 going down with exactly the contract; R12a two runs of one suit; R6 ambiguous melds; R24.6 a
+contract laid whole, which goes out."""
 from itertools import combinations
 
 from zioncheck.contracts.commands import GoDown
 from zioncheck.contracts.events import AnyEvent, Meld, MeldKind, WentDown
+from zioncheck.domain.evolve import evolve
 from zioncheck.domain.gates import after_the_draw, card, not_held
-from zioncheck.domain.hands import CONTRACTS, describe
+from zioncheck.domain.going_out import end_of_hand
+from zioncheck.domain.hands import CONTRACTS, Contract, describe
 from zioncheck.domain.melds import kinds, run_low, run_suit
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.state import GameState, without
@@ -20,20 +23,30 @@ def go_down(state: GameState, command: GoDown) -> list[AnyEvent]:
     rest = without(state.hands[seat], laid)
     if rest is None:
         raise Refused("card_not_in_hand", not_held(state, seat, laid))
-    read = read_contract(state.hand, melds)
+    contract = state.contract
+    read = read_contract(contract, melds, state.hand)
+    if contract.whole:
+        if rest:
+            raise Refused("contract_not_met", f"hand {state.hand} is laid whole, every card at once: "
+                                              f"{' '.join(rest)} would be left (R24.6)")
+        went = WentDown(seat=seat, melds=read)
+        return [went, *end_of_hand(evolve(state, went), winner=seat)]   # R24.6: out, with no discard
     if not rest:
         raise Refused("must_keep_discard", "going down must leave a card to discard (R15)")
     return [WentDown(seat=seat, melds=read)]
 
 
-def read_contract(hand: int, melds: list[list[str]]) -> list[Meld]:
-    """R12: the melds read as exactly the hand's contract, or a refusal saying why."""
+def read_contract(contract: int | Contract, melds: list[list[str]], hand: int = 0) -> list[Meld]:
+    """R12: the melds read as exactly the contract (Zioncheck's hand `contract`, or the contract itself,
+    of hand `hand`), or a refusal saying why."""
     readings = [kinds(meld) for meld in melds]
     for meld, read in zip(melds, readings, strict=True):
         if not read:
             raise Refused("invalid_meld", f"not a set or a run: {' '.join(meld) or '(empty)'} (R4, R5)")
-    contract = CONTRACTS[hand]
-    wanted = f"hand {hand} needs {describe(hand)}"
+    if isinstance(contract, int):
+        hand = contract
+    contract = CONTRACTS[hand] if isinstance(contract, int) else contract
+    wanted = f"hand {hand} needs {describe(contract)}"
     if len(melds) != contract.sets + contract.runs:
         raise Refused("contract_not_met", f"{wanted}, not {len(melds)} melds (R12)")
     either = [i for i, read in enumerate(readings) if len(read) == 2]

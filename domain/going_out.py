@@ -1,21 +1,22 @@
-"""R15 a hand's end and its scores, whether a seat went out or R16's stock ran dry; R17 the game's end;
-R23 the pause before the next hand."""
+"""R15 a hand's end and its scores, whether a seat went out or R16's stock ran dry; R17 the game's end,
+after its last hand (R24.1); R23 the pause before the next hand."""
 from zioncheck.contracts.events import GameEnded, HandEnded, PauseEnded
 from zioncheck.domain.cards import hand_points
-from zioncheck.domain.hands import HANDS_PER_GAME
 from zioncheck.domain.state import GameState
 
 
 def end_of_hand(state: GameState, winner: int | None) -> list[HandEnded | GameEnded | PauseEnded]:
     """R15: everyone but the winner scores the cards left in hand; R17 after hand 6; R23: with no
-    person at the table to wait for (or no pause set), the next hand is dealt at once."""
-    scores = [0 if seat == winner else hand_points(cards) for seat, cards in enumerate(state.hands)]
+    person at the table to wait for (or no pause set), the next hand is dealt at once. R24.3: the game's
+    card values."""
+    pips = state.rules.pips
+    scores = [0 if seat == winner else hand_points(cards, pips) for seat, cards in enumerate(state.hands)]
     totals = [total + score for total, score in zip(state.totals, scores, strict=True)]
     stuck = [seat for seat, down in enumerate(state.down) if not down]
     ended = HandEnded(hand=state.hand, winner=winner, scores=scores, stuck=stuck, totals=totals,
                       hands=[list(cards) for cards in state.hands])
     events: list[HandEnded | GameEnded | PauseEnded] = [ended]
-    if state.hand >= HANDS_PER_GAME:
+    if state.last_hand:
         events.append(GameEnded(totals=totals, winners=game_winners(totals)))
     elif not state.stacked and not any(state.present(seat) for seat in range(state.players)):
         events.append(PauseEnded(hand=state.hand, why="nobody"))

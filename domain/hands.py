@@ -1,4 +1,4 @@
-"""R7: the six hands of a game, their deal sizes and contracts."""
+"""R7: the six hands of Zioncheck, their deal sizes and contracts (R24: other games' are in domain/presets.py)."""
 from typing import NamedTuple
 
 
@@ -6,9 +6,10 @@ class Contract(NamedTuple):
     dealt: int
     sets: int
     runs: int
+    whole: bool = False   # R24.6: laid with every card at once, going out with no discard
 
 
-HANDS_PER_GAME = 6
+HANDS_PER_GAME = 6   # Zioncheck's; a game's own count is its rules' (GameState.rules.hands)
 
 CONTRACTS: dict[int, Contract] = {
     1: Contract(dealt=10, sets=2, runs=0),
@@ -20,7 +21,8 @@ CONTRACTS: dict[int, Contract] = {
 }
 
 
-def describe(hand: int) -> str:
-    c = CONTRACTS[hand]
+def describe(hand: int | Contract) -> str:
+    """A contract in words: "1 set + 2 runs" (a Zioncheck hand by number, or any contract)."""
+    c = CONTRACTS[hand] if isinstance(hand, int) else hand
     parts = [f"{c.sets} set{'s' * (c.sets > 1)}"] * bool(c.sets) + [f"{c.runs} run{'s' * (c.runs > 1)}"] * bool(c.runs)
-    return " + ".join(parts)
+    return " + ".join(parts) + (", every card" if c.whole else "")

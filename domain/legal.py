@@ -18,6 +18,7 @@ from zioncheck.domain.claims import claim
 from zioncheck.domain.drawing import draw_stock, take_discard
 from zioncheck.domain.finder import find_contract, least_contract
 from zioncheck.domain.gates import seat_in_play
+from zioncheck.domain.hands import Contract
 from zioncheck.domain.joker_swap import stands_for
 from zioncheck.domain.laying_off import fitting_ends
 from zioncheck.domain.refusal import Refused
@@ -43,7 +44,7 @@ def legal_moves(state: GameState, seat: int) -> SeatMoves:
         draw_stock=turn and _draws(state, seat),
         take_discard=turn and _accepted(take_discard, state, TakeDiscard(seat=seat)),
         claim=_accepted(claim, state, ClaimDiscard(seat=seat)),
-        go_down=contract_melds(hand, state.hand) if step and not down else [],
+        go_down=contract_melds(hand, state.contract) if step and not down else [],
         lay_off=lay_off_moves(state, seat) if step and down and len(hand) > 1 else [],
         swap_joker=joker_swap_moves(state, seat),
         discard=list(dict.fromkeys(hand)) if step else [],
@@ -75,19 +76,20 @@ def _draws(state: GameState, seat: int) -> bool:
         return refusal.reason == "stock_empty"
 
 
-def contract_melds(hand: tuple[str, ...], hand_no: int) -> list[list[str]]:
-    """R12, R12a, R15: melds of `hand` that meet hand `hand_no`'s contract and leave a card to discard,
-    or none when no melds of the hand do. The exact search says whether any do; then whole sets and
-    long runs where the bots' quick search finds them, else the exact search's short melds."""
-    return [list(meld) for meld in _contract_melds(hand, hand_no)]
+def contract_melds(hand: tuple[str, ...], contract: int | Contract) -> list[list[str]]:
+    """R12, R12a, R15: melds of `hand` that meet the contract (or Zioncheck hand `contract`'s) and leave a
+    card to discard, or none when no melds of the hand do. The exact search says whether any do; then
+    whole sets and long runs where the bots' quick search finds them, else the exact search's short
+    melds. R24.6: a contract laid whole, melds of every card its search finds."""
+    return [list(meld) for meld in _contract_melds(hand, contract)]
 
 
 @lru_cache(maxsize=1 << 12)
-def _contract_melds(hand: tuple[str, ...], hand_no: int) -> tuple[tuple[str, ...], ...]:
+def _contract_melds(hand: tuple[str, ...], contract: int | Contract) -> tuple[tuple[str, ...], ...]:
     """contract_melds, kept: a seat's view is worked out again after every move at the table, and the
     seat's cards stay the same through most of them."""
-    least = least_contract(hand, hand_no)
-    melds = (find_contract(hand, hand_no) or least) if least else []
+    least = least_contract(hand, contract)
+    melds = (find_contract(hand, contract) or least) if least else find_contract(hand, contract) or []
     return tuple(tuple(meld) for meld in melds)
 
 

@@ -8,24 +8,32 @@ from typing import NamedTuple
 from zioncheck.domain.cards import full_decks
 from zioncheck.domain.dealing import deal_out, dealer_of
 from zioncheck.domain.fairness import permutation
-from zioncheck.domain.hands import CONTRACTS
 from zioncheck.domain.state import GameState
 
 
 class Dealt(NamedTuple):
-    """A hand's cards as a seed deals them (R8): each seat's, then the stock, top first."""
+    """A hand's cards as a seed deals them (R8): each seat's, then the stock, top first, and the pile
+    (R24.4: the upcard, where the game turns one)."""
     hands: list[list[str]]
     stock: list[str]
+    discard: list[str] = []
 
 
 def deal_from_seed(seed: str, state: GameState, hand: int) -> Dealt:
-    """R1, R7, R8: the decks shuffled by the seed, dealt out from the dealer's left."""
-    deck = full_decks(state.decks)
-    per_seat = CONTRACTS[hand].dealt
-    if per_seat * state.players > len(deck):
+    """R1, R7, R8: the decks shuffled by the seed, dealt out from the dealer's left; R24.4: then the
+    stock's top card turned up to start the pile, where the game's rules say so."""
+    rules = state.rules
+    deck = full_decks(state.decks, rules.jokers_for(state.decks))
+    contract = rules.contract(hand)
+    if contract is None:
+        raise ValueError(f"the game has no hand {hand}")
+    per_seat = contract.dealt
+    if per_seat * state.players + rules.upcard > len(deck):
         raise ValueError(f"{state.decks} decks cannot deal {per_seat} cards to {state.players} players")
     shuffled = [deck[i] for i in permutation(seed, "deal", len(deck))]
     hands, stock = deal_out(shuffled, state.players, dealer_of(state.first_dealer, hand, state.players), per_seat)
+    if rules.upcard:
+        return Dealt(hands=hands, stock=stock[1:], discard=stock[:1])
     return Dealt(hands=hands, stock=stock)
 
 

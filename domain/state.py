@@ -7,7 +7,9 @@ import msgspec
 
 from zioncheck.contracts.commands import PERSON, Limits
 from zioncheck.contracts.events import MeldKind
+from zioncheck.domain.hands import Contract
 from zioncheck.domain.melds import run_suit, set_rank
+from zioncheck.domain.presets import ZIONCHECK, Ruleset
 
 T = TypeVar("T")
 
@@ -78,6 +80,7 @@ class GameState(msgspec.Struct, frozen=True):
     released: bool = False               # R22: the open window is held for people no longer
     ready: tuple[bool, ...] = ()         # R23: persons ready for the next hand
     pause_over: bool = False             # R23: the next hand may be dealt
+    rules: Ruleset = ZIONCHECK           # R24: the game played; Zioncheck unless its start said otherwise
 
     @property
     def started(self) -> bool:
@@ -94,6 +97,16 @@ class GameState(msgspec.Struct, frozen=True):
     def is_ready(self, seat: int) -> bool:
         """Whether `seat` has said it is ready for the next hand, in the pause after this one (R23)."""
         return seat < len(self.ready) and self.ready[seat]
+
+    @property
+    def contract(self) -> Contract:
+        """R7, R24.1: the contract of the hand in play (the first hand's before any is dealt)."""
+        return self.rules.contract(self.hand) or self.rules.contracts[0]
+
+    @property
+    def last_hand(self) -> bool:
+        """R17: the hand in play is the game's last."""
+        return self.hand >= self.rules.hands
 
     @property
     def top(self) -> str | None:

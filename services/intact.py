@@ -14,6 +14,7 @@ from zioncheck.application.turns import InProcessTable, stale_timer, told_not_lo
 from zioncheck.contracts.log import encode
 from zioncheck.contracts.scores import Standings
 from zioncheck.domain import GameState, fold
+from zioncheck.domain.presets import MAX_HANDS
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.views import project, public_view
 from zioncheck.services.bus.log_store import last_seq, read_batches, read_stored
@@ -41,7 +42,7 @@ async def dealer_seeds(js: JetStreamContext, game: str) -> dict[int, str]:
     """The seed of each hand the dealer dealt, from its bucket."""
     kv = await js.key_value(SEEDS)
     seeds = {}
-    for hand in range(1, 7):
+    for hand in range(1, MAX_HANDS + 1):   # R24.7: as many hands as any game has
         try:
             seeds[hand] = (await kv.get(seed_key(game, hand))).value.decode()
         except KeyNotFoundError:  # hands not reached, or before the game's first, have no seed

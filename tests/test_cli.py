@@ -68,6 +68,21 @@ def test_an_unknown_bot_is_refused_in_one_line_that_names_the_bots(command):
                          "or by level easy (random), normal (greedy), hard (strong)")
 
 
+@pytest.mark.parametrize("command", SEATED)
+def test_r24_an_unknown_game_is_refused_in_one_line_that_names_the_games(command):
+    line = one_line_refusal(zioncheck(command, "--rules", "canasta"), command)
+    assert line.endswith("unknown game 'canasta': the games are zioncheck, contract, liverpool")
+
+
+@pytest.mark.parametrize("preset", ["contract", "liverpool"])
+def test_r24_simulate_plays_the_game_rules_names(preset, tmp_path):
+    result = zioncheck("simulate", "--rules", preset, "--games", "1", "--players", "3", "--log", str(tmp_path),
+                       timeout=120)
+    assert result.returncode == 0, result.stderr
+    [log] = tmp_path.glob("*.jsonl")
+    assert f'"rules":{{"preset":"{preset}"}}' in log.read_text().splitlines()[0]
+
+
 def test_a_seat_off_the_table_is_refused_in_one_line():
     line = one_line_refusal(zioncheck("play", "--players", "3", "--seat", "3"), "play")
     assert line.endswith("--seat must be 0..2 at a table of 3, not 3")

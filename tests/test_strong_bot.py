@@ -12,7 +12,9 @@ from zioncheck.bots import make_bot
 from zioncheck.bots.shortfall import shortfall
 from zioncheck.bots.sight import Sight, sight_of
 from zioncheck.bots.strong import StrongBot
-from zioncheck.contracts.commands import ClaimDiscard, Discard, GoDown, LayOff, StartGame, TakeDiscard
+from zioncheck.contracts.commands import ClaimDiscard, Discard, GoDown, LayOff, Rules, StartGame, TakeDiscard
+from zioncheck.contracts.events import Rejected
+from zioncheck.domain.hands import CONTRACTS
 from zioncheck.domain.state import GameState, PlacedMeld
 
 
@@ -111,7 +113,8 @@ def test_the_strong_bot_beats_the_greedy_bot_in_most_two_seat_games():
 def sight(cards: str, *, hand_no: int = 1, top: str = "", discarder: int = 1, turn: int = 2, drawn: bool = False,
           down: tuple[bool, ...] = (False, False, False), table: tuple[PlacedMeld, ...] = ()) -> Sight:
     """Seat 0's sight at a three-seat table, two decks, the stock half full."""
-    return Sight(seat=0, players=3, decks=2, hand_no=hand_no, cards=tuple(cards.split()), hand_sizes=(10, 10, 10),
+    return Sight(seat=0, players=3, decks=2, hand_no=hand_no, contract=CONTRACTS[hand_no], jokers=4,
+                 cards=tuple(cards.split()), hand_sizes=(10, 10, 10),
                  table=table, discard=(top,) if top else (), discarders=(discarder,) if top else (), down=down,
                  turn=turn, drawn=drawn, window_open=bool(top), stock=40, reshuffles=0, totals=(0, 0, 0))
 
@@ -163,3 +166,11 @@ def test_r6_a_joker_fills_any_place_the_hand_lacks():
     short, outs = shortfall(("7S", "7D", "9H", "10H", "JH", "2C"), 1, 1)
     assert short == 2 and {"7C", "8H", "QH", "JK"} <= outs
     assert shortfall(("7S", "7D", "9H", "10H", "JH", "2C", "JK"), 1, 1)[0] == 1
+
+
+@pytest.mark.parametrize("rules", ["contract", "liverpool"])
+def test_r24_the_strong_bot_plays_every_game_of_the_family_without_a_refused_move(rules):
+    """The strong bot reads each hand's contract and the jokers from the game's rules, not Zioncheck's."""
+    table = play_game(["strong", "greedy", "strong"], seed=5, game_id=f"family-{rules}", rules=Rules(preset=rules))
+    assert table.state.game_over or table.state.hand >= 1
+    assert not [e for e in table.log if isinstance(e.event, Rejected)]

@@ -22,7 +22,7 @@ from zioncheck.cli import words
 from zioncheck.cli.live import narrate
 from zioncheck.cli.main import main, parser
 from zioncheck.contracts import events
-from zioncheck.contracts.commands import BOT_LEVELS, PERSON, AnyCommand
+from zioncheck.contracts.commands import BOT_LEVELS, PERSON, PRESETS, AnyCommand
 from zioncheck.contracts.events import Discarded, GameEnded, Rejected
 from zioncheck.contracts.languages import (
     ENGLISH,
@@ -292,10 +292,10 @@ def subcommands() -> list[str]:
 
 def names_on_the_command_line() -> set[str]:
     """Words a command line says in every language because a person types them or reads them as names: the
-    commands, the options and their choices, and the bots by name and by level."""
+    commands, the options and their choices, and the bots by name and by level, and the games (R24)."""
     top = parser()
     [commands] = [action for action in top._actions if isinstance(action, argparse._SubParsersAction)]
-    named = {"zioncheck", *LANGUAGES, *BOTS, *BOT_LEVELS, PERSON,
+    named = {"zioncheck", *LANGUAGES, *BOTS, *BOT_LEVELS, *PRESETS, PERSON,
              *(part for name in commands.choices for part in name.split("-"))}
     for each in [top, *commands.choices.values()]:
         for action in each._actions:

@@ -4,8 +4,9 @@ from typing import Literal
 from zioncheck.contracts.commands import AbandonGame, EndPause, ReleaseWindow, TurnTimeout
 from zioncheck.contracts.views import Contract, PublicView, SeatView, TableMeld
 from zioncheck.domain.claims import held
-from zioncheck.domain.hands import CONTRACTS, describe
+from zioncheck.domain.hands import describe
 from zioncheck.domain.legal import legal_moves
+from zioncheck.domain.presets import ZIONCHECK, Ruleset
 from zioncheck.domain.timers import deadline
 from zioncheck.domain.views.projection import Projection
 
@@ -21,7 +22,7 @@ def public_view(projection: Projection) -> PublicView:
     due = deadline(g)
     return PublicView(
         game_id=g.game_id, seq=projection.seq, applied=projection.applied, players=g.players, decks=g.decks,
-        hand=g.hand if dealt else 0, contract=_contract(g.hand) if dealt else None, dealer=g.dealer,
+        hand=g.hand if dealt else 0, contract=_contract(g.rules, g.hand) if dealt else None, dealer=g.dealer,
         hand_over=g.hand_over, turn=g.turn if in_play else None, drawn=in_play and g.drawn,
         hand_sizes=[len(h) for h in g.hands] or [0] * g.players,
         table=[TableMeld(owner=m.owner, index=m.index, kind=m.kind, cards=list(m.cards)) for m in g.table],
@@ -34,6 +35,7 @@ def public_view(projection: Projection) -> PublicView:
         due=DUE[type(due.command)] if due else "", due_at=projection.due_at if due else None,
         held=in_play and held(g), ready=[seat for seat, ready in enumerate(g.ready) if ready],
         revealed=[list(cards) for cards in g.hands] if g.hand_over and g.scores is not None else [],
+        game=g.rules.preset, hands=g.rules.hands, contracts=_contracts(g.rules),
     )
 
 
@@ -46,6 +48,13 @@ def seat_view(projection: Projection, seat: int) -> SeatView:
                     moves=legal_moves(g, seat))
 
 
-def _contract(hand: int) -> Contract | None:
-    c = CONTRACTS.get(hand)
-    return Contract(sets=c.sets, runs=c.runs, dealt=c.dealt, text=describe(hand)) if c else None
+def _contract(rules: Ruleset, hand: int) -> Contract | None:
+    c = rules.contract(hand)
+    return Contract(sets=c.sets, runs=c.runs, dealt=c.dealt, text=describe(c), whole=c.whole) if c else None
+
+
+def _contracts(rules: Ruleset) -> list[Contract]:
+    """R7, R24.1: every hand's contract, in order (empty for Zioncheck's six, which every face knows)."""
+    if rules.preset == "zioncheck" and rules.contracts == ZIONCHECK.contracts:
+        return []
+    return [c for hand in range(1, rules.hands + 1) if (c := _contract(rules, hand))]

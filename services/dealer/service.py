@@ -90,7 +90,8 @@ class DealerService:
         opening = await self._opening(game)
         seed = await self.seed(game, hand)
         dealt = deal_from_seed(seed, fold(GameState(), [opening]), hand)
-        deal = Deal(hand=hand, hands=dealt.hands, stock=dealt.stock, commitment=commitment(seed))
+        deal = Deal(hand=hand, hands=dealt.hands, stock=dealt.stock, discard=dealt.discard,
+                    commitment=commitment(seed))
         await self._send(game, deal, f"deal:{game}:{hand}")
         DEALS.inc()
         log.info("dealt", game=game, hand=hand, commitment=commitment(seed))

@@ -123,7 +123,7 @@ class Games:
                             abandon_seconds=new.abandon_seconds, claim_seconds=new.claim_seconds,
                             pause_seconds=new.pause_seconds)
             seq = await self.client.send(game, StartGame(game_id=tenant_of(game)[1], players=new.players,
-                                                         dealer=new.dealer,
+                                                         dealer=new.dealer, decks=new.decks, rules=new.rules,
                                                          seats=list(new.seats), limits=limits))
             rejected = refusal_of(await follower.outcome(seq, self.answer_within))
         except BaseException:

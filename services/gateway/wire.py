@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from zioncheck.contracts.commands import BOT_LEVELS
+from zioncheck.contracts.commands import BOT_LEVELS, DEFAULT_RULES, Rules
 from zioncheck.contracts.feed import FeedBatch, FeedItem
 from zioncheck.contracts.views import PublicView, SeatView
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
@@ -27,7 +27,9 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     `turn_seconds` how long a person's turn may take before a bot plays it (R19); `idle_turns` how
     many such turns in a row make the seat's person away (R20); `abandon_seconds` how long a game with
     every person away waits (R21); `claim_seconds` how long a discard a person may claim waits before a
-    bot draws (R22); `pause_seconds` the pause after a hand (R23).
+    bot draws (R22); `pause_seconds` the pause after a hand (R23). `rules` is the game played (R24: a
+    preset, "zioncheck", "contract" or "liverpool", and house options); `decks` overrides the preset's
+    number of decks for the players (R1, R24.2).
     """
     players: Annotated[int, msgspec.Meta(extra_json_schema={"minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS})]
     seats: list[Choice]
@@ -38,6 +40,8 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     abandon_seconds: Annotated[int, msgspec.Meta(ge=60, le=7 * 24 * 3600)] = 600
     claim_seconds: Annotated[float, msgspec.Meta(ge=0, le=30)] = 3.0
     pause_seconds: Annotated[int, msgspec.Meta(ge=0, le=120)] = 10
+    rules: Rules = DEFAULT_RULES
+    decks: Annotated[int, msgspec.Meta(ge=1, le=32)] | None = None
 
 
 def seated(new: NewGame) -> NewGame:

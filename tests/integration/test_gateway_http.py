@@ -69,6 +69,19 @@ async def test_a_new_game_gives_each_person_seat_a_token_and_bots_play_the_other
     assert "cards" not in public and public["players"] == 3
 
 
+async def test_r24_a_new_game_names_its_rules_and_its_views_show_the_games_contracts(http):
+    body = {"players": 3, "seats": ["greedy"] * 3, "pace": 0, "rules": {"preset": "liverpool"}}
+    response = await http.post("/games", json=body, headers=PLATFORM)
+    assert response.status_code == 201, response.text
+    game = response.json()["game_id"]
+    public = (await eventually(lambda: http.get(f"/games/{game}/public"),
+                               lambda r: r.status_code == 200 and r.json()["hand"] >= 1)).json()
+    assert (public["game"], public["hands"], len(public["contracts"])) == ("liverpool", 7, 7)
+    assert public["contracts"][6] == {"sets": 0, "runs": 3, "dealt": 12, "text": "3 runs, every card", "whole": True}
+    refused(await http.post("/games", json={**body, "rules": {"preset": "canasta"}}, headers=PLATFORM), 422,
+            "invalid_game")
+
+
 async def test_a_game_the_rules_or_the_route_refuse_is_not_opened(http):
     def create(**body):
         return http.post("/games", headers=PLATFORM, **body)

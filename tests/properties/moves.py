@@ -24,6 +24,7 @@ from zioncheck.contracts.commands import (
     LayOff,
     Reshuffle,
     RevealSeed,
+    Rules,
     StartGame,
     SwapJoker,
     TakeDiscard,
@@ -31,6 +32,9 @@ from zioncheck.contracts.commands import (
 from zioncheck.contracts.events import HandDealt
 from zioncheck.domain.cards import JOKER, NATURALS, full_decks
 from zioncheck.domain.finder import find_contract, lay_offs
+from zioncheck.domain.presets import PRESET_RULES, ruleset_of
+
+PRESETS = list(PRESET_RULES)   # R24: every property holds in every game of the family
 
 
 def modest(examples: int) -> settings:
@@ -99,8 +103,10 @@ def any_command(players: int, held: tuple[str, ...] = ()) -> st.SearchStrategy:
 class Session:
     """One game at an in-process table, with the multiset of cards its current hand was dealt."""
 
-    def __init__(self, players: int, seed: int, first_hand: int = 1, short: tuple[int, int, int] | None = None):
-        """`short`: deal every hand stacked as (cards per seat, stock, pile) instead of the dealer's real deal."""
+    def __init__(self, players: int, seed: int, first_hand: int = 1, short: tuple[int, int, int] | None = None,
+                 preset: str = "zioncheck"):
+        """`short`: deal every hand stacked as (cards per seat, stock, pile) instead of the dealer's real deal.
+        `preset`: the game played (R24); a `first_hand` past its last hand starts at its last."""
         self.players = players
         self.seed = seed
         self.short = short
@@ -110,7 +116,9 @@ class Session:
         self.commands: list = []
         self.dealt: Counter = Counter()
         self.bot = make_bot("greedy", random.Random(seed))
-        self.send(StartGame(game_id="properties", players=players, first_hand=first_hand))
+        rules = Rules(preset=preset)  # type: ignore[arg-type]
+        self.send(StartGame(game_id="properties", players=players, rules=rules,
+                            first_hand=min(first_hand, ruleset_of(rules).hands)))
 
     @property
     def state(self):
@@ -132,7 +140,7 @@ class Session:
 
     def deal_short(self, per_seat: int, stock: int, pile: int) -> list:
         """A short deal of cards from the full decks, so stocks run dry (R16) within a few turns."""
-        deck = full_decks(self.state.decks)
+        deck = full_decks(self.state.decks, self.state.rules.jokers_for(self.state.decks))
         self.rng.shuffle(deck)
         hands = [deck[i * per_seat:(i + 1) * per_seat] for i in range(self.players)]
         rest = deck[self.players * per_seat:]
@@ -155,7 +163,7 @@ class Session:
             options += [DrawStock(seat=turn), TakeDiscard(seat=turn)]
         else:
             if not s.down[turn]:
-                found = find_contract(hand, s.hand)
+                found = find_contract(hand, s.contract)
                 if found:
                     options.append(GoDown(seat=turn, melds=found))
             else:

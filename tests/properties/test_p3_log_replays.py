@@ -4,7 +4,7 @@ seed gives the same log byte for byte."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from moves import Session, modest, play_on
+from moves import PRESETS, Session, modest, play_on
 
 from zioncheck.application.simulation import play_game
 from zioncheck.application.turns import InProcessTable
@@ -19,10 +19,11 @@ def folded(log) -> GameState:
     return fold(GameState(), [entry.event for entry in log])
 
 
+@pytest.mark.parametrize("preset", PRESETS)
 @modest(25)
-@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
-def test_r18_folding_the_log_from_scratch_gives_the_live_state(players, seed, first_hand, data):
-    session = Session(players, seed, first_hand=first_hand)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 7), data=st.data())
+def test_r18_folding_the_log_from_scratch_gives_the_live_state(preset, players, seed, first_hand, data):
+    session = Session(players, seed, first_hand=first_hand, preset=preset)
     session.deal()
     play_on(data, session, steps=60)
     assert folded(session.table.log) == session.state

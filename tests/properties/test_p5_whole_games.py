@@ -1,10 +1,12 @@
-"""(e) R15, R17: whole simulated games end with six hands and a game won by the lowest total."""
+"""(e) R15, R17: whole simulated games end with their hands (six in Zioncheck, seven in its cousins, R24.1)
+and a game won by the lowest total."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from moves import Session, modest, play_on, short_deals
+from moves import PRESETS, Session, modest, play_on, short_deals
 
 from zioncheck.application.simulation import play_game
+from zioncheck.contracts.commands import Rules
 from zioncheck.contracts.events import GameEnded, HandEnded
 from zioncheck.domain.cards import hand_points
 
@@ -17,18 +19,19 @@ GAMES = [
 ]
 
 
-@pytest.fixture(scope="module", params=GAMES, ids=lambda game: f"{len(game[0])}-seats-seed-{game[1]}")
+@pytest.fixture(scope="module", params=[(*game, preset) for preset in PRESETS for game in GAMES],
+                ids=lambda game: f"{game[2]}-{len(game[0])}-seats-seed-{game[1]}")
 def game(request):
-    bots, seed = request.param
-    return play_game(bots, seed, f"whole-{seed}")
+    bots, seed, preset = request.param
+    return play_game(bots, seed, f"whole-{seed}", Rules(preset=preset))
 
 
 def logged(table, kind) -> list:
     return [entry.event for entry in table.log if isinstance(entry.event, kind)]
 
 
-def test_r17_a_whole_game_ends_with_six_hands_ended(game):
-    assert [e.hand for e in logged(game, HandEnded)] == [1, 2, 3, 4, 5, 6]
+def test_r17_a_whole_game_ends_with_all_its_hands_ended(game):
+    assert [e.hand for e in logged(game, HandEnded)] == list(range(1, game.state.rules.hands + 1))
 
 
 def test_r17_a_whole_game_ends_once_won_by_the_lowest_total(game):
@@ -53,14 +56,17 @@ def scored_as_left(session: Session) -> None:
     """R3, R15, R16: a hand that just ended scored each seat's cards left in hand, 0 for going out."""
     state = session.state
     if state.hand_over and state.scores is not None:
-        expected = tuple(0 if seat == state.winner else hand_points(hand) for seat, hand in enumerate(state.hands))
+        expected = tuple(0 if seat == state.winner else hand_points(hand, state.rules.pips)
+                         for seat, hand in enumerate(state.hands))
         assert state.scores == expected
         assert state.stuck == tuple(seat for seat, down in enumerate(state.down) if not down)
 
 
+@pytest.mark.parametrize("preset", PRESETS)
 @modest(30)
-@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
-def test_r15_every_hand_ends_scoring_the_cards_left_in_hand(players, seed, first_hand, data):
-    session = Session(players, seed, first_hand=first_hand, short=data.draw(short_deals(), label="short"))
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 7), data=st.data())
+def test_r15_every_hand_ends_scoring_the_cards_left_in_hand(preset, players, seed, first_hand, data):
+    session = Session(players, seed, first_hand=first_hand, short=data.draw(short_deals(), label="short"),
+                      preset=preset)
     session.deal()
     play_on(data, session, steps=60, after_each=scored_as_left)

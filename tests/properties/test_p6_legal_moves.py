@@ -9,12 +9,13 @@ hands, and against the bots' quick search in play.
 from collections import Counter
 from itertools import product
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from moves import REAL_CARDS, Session, modest, play_on, short_deals
+from moves import PRESETS, REAL_CARDS, Session, modest, play_on, short_deals
 
 from zioncheck.application.simulation import play_game
-from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, SwapJoker, TakeDiscard
+from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, GoDown, LayOff, Rules, SwapJoker, TakeDiscard
 from zioncheck.contracts.events import LaidOff
 from zioncheck.contracts.views import SeatMoves
 from zioncheck.domain import GameState, decide, evolve
@@ -22,9 +23,10 @@ from zioncheck.domain.cards import JOKER, card_at, suit
 from zioncheck.domain.drawing import reshuffle_due
 from zioncheck.domain.finder import find_contract, least_contract
 from zioncheck.domain.going_down import read_contract
-from zioncheck.domain.hands import CONTRACTS
+from zioncheck.domain.hands import CONTRACTS, Contract
 from zioncheck.domain.legal import legal_moves
 from zioncheck.domain.melds import run_low, set_rank
+from zioncheck.domain.presets import CONTRACT_RUMMY
 from zioncheck.domain.refusal import Refused, refusal_of
 
 
@@ -76,22 +78,25 @@ def accepted_moves_are_offered(state: GameState) -> None:
 def going_down_offered_when_the_bots_find_it(state: GameState) -> None:
     if state.hand_over or not state.drawn or state.down[state.turn]:
         return
-    found = find_contract(state.hands[state.turn], state.hand) is not None
+    found = find_contract(state.hands[state.turn], state.contract) is not None
     assert not found or legal_moves(state, state.turn).go_down
 
 
+@pytest.mark.parametrize("preset", PRESETS)
 @modest(25)
-@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
-def test_r18_every_move_a_seat_is_offered_is_accepted(players, seed, first_hand, data):
-    session = Session(players, seed, first_hand=first_hand)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 7), data=st.data())
+def test_r18_every_move_a_seat_is_offered_is_accepted(preset, players, seed, first_hand, data):
+    session = Session(players, seed, first_hand=first_hand, preset=preset)
     session.deal()
     play_on(data, session, steps=80, after_each=lambda session: offered_moves_are_accepted(session.state))
 
 
+@pytest.mark.parametrize("preset", PRESETS)
 @modest(15)
-@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 6), data=st.data())
-def test_r18_every_draw_take_claim_lay_off_swap_and_discard_accepted_is_offered(players, seed, first_hand, data):
-    session = Session(players, seed, first_hand=first_hand)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), first_hand=st.integers(1, 7), data=st.data())
+def test_r18_every_draw_take_claim_lay_off_swap_and_discard_accepted_is_offered(preset, players, seed, first_hand,
+                                                                                data):
+    session = Session(players, seed, first_hand=first_hand, preset=preset)
     session.deal()
     play_on(data, session, steps=60, after_each=lambda session: accepted_moves_are_offered(session.state))
 
@@ -117,9 +122,9 @@ def test_r12_going_down_is_offered_whenever_the_bots_quick_search_finds_it(playe
     play_on(data, session, steps=80, after_each=lambda session: going_down_offered_when_the_bots_find_it(session.state))
 
 
-def states_between_batches(bots: list[str], seed: int):
+def states_between_batches(bots: list[str], seed: int, preset: str = "zioncheck"):
     """Each state a whole game between bots passes through, as a view sees it: after each command's events."""
-    log = play_game(bots, seed, f"legal-{seed}").log
+    log = play_game(bots, seed, f"legal-{seed}", Rules(preset=preset)).log  # type: ignore[arg-type]
     state = GameState()
     for i, entry in enumerate(log):
         state = evolve(state, entry.event)
@@ -127,21 +132,22 @@ def states_between_batches(bots: list[str], seed: int):
             yield state
 
 
+@pytest.mark.parametrize("preset", PRESETS)
 @modest(4)
 @given(bots=st.lists(st.sampled_from(["greedy", "random"]), min_size=2, max_size=4), seed=st.integers(0, 2**32))
-def test_r12_r13_r14_every_move_offered_through_whole_games_between_bots_is_accepted(bots, seed):
+def test_r12_r13_r14_every_move_offered_through_whole_games_between_bots_is_accepted(preset, bots, seed):
     """Bots go down, lay off and swap jokers far more than the commands above do: whole games reach those moves."""
-    for state in states_between_batches(bots, seed):
+    for state in states_between_batches(bots, seed, preset):
         offered_moves_are_accepted(state)
         going_down_offered_when_the_bots_find_it(state)
 
 
 # --- the exact search against a brute-force one --------------------------------------------
 
-def brute_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | None:
+def brute_contract(hand: tuple[str, ...], hand_no: int | Contract) -> list[list[str]] | None:
     """Melds meeting the contract with a card left, by trying every choice of disjoint groups of the
     hand's cards, of any size, each laid as a set or as a run in every place it fits (R4-R6, R12, R12a)."""
-    contract = CONTRACTS[hand_no]
+    contract = CONTRACTS[hand_no] if isinstance(hand_no, int) else hand_no
     wanted = contract.sets + contract.runs
     counts = Counter(hand)
     groups = []
@@ -154,7 +160,7 @@ def brute_contract(hand: tuple[str, ...], hand_no: int) -> list[list[str]] | Non
         if len(chosen) == wanted:
             for melds in product(*chosen):
                 try:
-                    read_contract(hand_no, [list(meld) for meld in melds])
+                    read_contract(contract, [list(meld) for meld in melds])
                     return [list(meld) for meld in melds]
                 except Refused:
                     pass
@@ -218,3 +224,26 @@ def test_r12_the_exact_search_finds_whatever_the_bots_quick_search_finds(hand, h
     hand = tuple(hand)
     if find_contract(hand, hand_no) is not None:
         assert least_contract(hand, hand_no) is not None, hand
+
+
+@st.composite
+def small_hands_of_three_melds(draw) -> tuple[tuple[str, ...], Contract]:
+    """A hand of 10 to 13 cards from a few values of one or two suits, often with jokers: close calls for the
+    three-meld contracts of Contract and Liverpool rummy (R24.1: three sets, two sets and a run, a set and two
+    runs, three runs)."""
+    contract = draw(st.sampled_from(CONTRACT_RUMMY.contracts[3:]))
+    suits = draw(st.lists(st.sampled_from("CDHS"), min_size=1, max_size=2, unique=True))
+    low = draw(st.integers(1, 8))
+    values = range(low, min(low + draw(st.integers(4, 9)), 15))
+    jokers = draw(st.sampled_from([0, 1, 2]))
+    pool = [card_at(value, suit_) for suit_ in suits for value in values] * 2 + [JOKER] * jokers
+    size = min(draw(st.integers(10, 13)), len(pool))
+    picks = draw(st.lists(st.integers(0, len(pool) - 1), min_size=size, max_size=size, unique=True))
+    return tuple(pool[i] for i in picks), contract
+
+
+@modest(30)
+@given(small_hands_of_three_melds())
+def test_r24_1_the_search_finds_three_meld_contracts_whenever_any_meet_them(hand_and_contract):
+    hand, contract = hand_and_contract
+    assert (least_contract(hand, contract) is None) == (brute_contract(hand, contract) is None), hand

@@ -8,6 +8,7 @@ import { WORDS as W } from "./words.js";
 const $ = (id) => document.getElementById(id);
 const KEY = "zioncheck.platformKey";
 const CHOICES = ["person", "easy", "normal", "hard"];   // a bot by its level (NewGame.seats)
+const GAMES = ["zioncheck", "contract", "liverpool"];   // R24: the presets (contracts/commands.py PRESETS)
 
 function state(game) {
   if (!game.seq) return W.waitingForView;
@@ -59,6 +60,7 @@ $("new-game").addEventListener("submit", async (event) => {
   if (key) headers["X-Platform-Key"] = key;
   const response = await fetch("/lobbies", {
     method: "POST", headers, body: JSON.stringify({ players: seats.length, seats, pace: Number($("pace").value),
+      rules: { preset: $("rules").value },
       ...Object.fromEntries(LIMITS.map((name) => [name, Number($(name).value)])) }),
   });
   const body = await response.json();
@@ -76,6 +78,7 @@ $("new-game").addEventListener("submit", async (event) => {
   location.href = body.host;
 });
 
+$("rules").replaceChildren(...GAMES.map((g) => el("option", { value: g, text: W.gameName(g) })));
 $("key").value = localStorage.getItem(KEY) || "";
 $("key-field").hidden = !$("key").value;
 seatChoices();

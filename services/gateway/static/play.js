@@ -12,7 +12,7 @@ import { chatLine, startChat } from "./chat.js";
 import { heard, tick } from "./clock.js";
 import { lastListed, listBatch, loadHistory, markLast } from "./history.js";
 import { JOKER, arrangeRun } from "./moves.js";
-import { drawTable, scores, status } from "./table.js";
+import { drawTable, gameLine, scores, status } from "./table.js";
 import { WORDS as W } from "./words.js";
 
 const game = decodeURIComponent(location.pathname.split("/").pop());
@@ -98,6 +98,7 @@ function draw() {
     mine.querySelector("h3").append(el("span", { class: "badge you", text: W.youBadge }));
   }
   $("status").textContent = status(p);
+  $("status").title = gameLine(p);
   $("scores").replaceChildren(scores(p));
   $("prompt").textContent = prompt();
   drawHand();

@@ -80,10 +80,16 @@ export function scores(view) {
   return el("table", { class: "scores" }, head, rows, totals);
 }
 
+// R24: a game other than Zioncheck's six hands names itself and every hand's contract (the status line's tooltip).
+export function gameLine(view) {
+  return view.contracts && view.contracts.length ? W.gameOf(view.game, view.contracts) : "";
+}
+
 export function status(view) {
   if (view.game_over) return W.gameOver(view.winners);
   if (!view.hand) return W.firstDeal;
-  const hand = W.handOf(view.hand, view.contract && W.contract(view.contract));
+  const game = view.game && view.game !== "zioncheck" ? `${W.gameName(view.game)} \u00b7 ` : "";   // R24
+  const hand = game + W.handOf(view.hand, view.contract && W.contract(view.contract), view.hands || 6);
   if (view.due === "abandon") return `${hand} \u00b7 ${W.gameWaits}`;
   if (view.hand_over) return `${hand} \u00b7 ${view.due === "pause" ? W.pauseBeforeNext : W.handOver}`;
   return `${hand} \u00b7 ${W.turn(view.turn, view.drawn)}`;

@@ -5,7 +5,7 @@ import { el, narrate } from "./cards.js";
 import { chatLine, startChat } from "./chat.js";
 import { heard } from "./clock.js";
 import { lastListed, listBatch, loadHistory, markLast } from "./history.js";
-import { drawTable, scores, status } from "./table.js";
+import { drawTable, gameLine, scores, status } from "./table.js";
 import { WORDS as W } from "./words.js";
 
 const game = decodeURIComponent(location.pathname.split("/").pop());
@@ -25,6 +25,7 @@ function show(view) {
   drawTable($("table"), view);
   markLast($("table"));
   $("status").textContent = status(view);
+  $("status").title = gameLine(view);
   $("scores").replaceChildren(scores(view));
 }
 

@@ -66,7 +66,10 @@ const COMPOSED = {
   gameEnded: winners("web.gameEnded"),
   claimedBy: (list) => say("web.claimedBy", { seats: lists.format(list.map(seat)) }),
   reconnecting: (why) => say("web.reconnecting", { why: why || say("web.connectionClosed") }),
-  handOf: (hand, contract) => say("web.handOf", { hand }) + (contract ? ` \u00b7 ${contract}` : ""),
+  handOf: (hand, contract, hands = 6) => say("web.handOf", { hand, hands }) + (contract ? ` \u00b7 ${contract}` : ""),
+  // R24: the game played, by its preset's name; and every hand's contract, "Liverpool rummy: 2 sets, 1 set + 1 run, ..."
+  gameName: (preset) => say(`game.${preset}`),
+  gameOf: (preset, contracts) => say("web.gameOf", { name: say(`game.${preset}`), contracts: contracts.map(WORDS.contract).join(", ") }),
   turn: (s, drawn) => say(drawn ? "web.turnToMeld" : "web.turnToDraw", { seat: s }),
   step: (n, of) => say("web.step", { step: n, steps: of }),
   gameStarted: (players, decks) => say("web.gameStarted", { players, decks }),
@@ -77,7 +80,7 @@ const COMPOSED = {
   handWon: (hand, winner) => say("web.handWon", { hand, seat: winner }),
   // R7: a hand's contract from its counts, "1 set + 1 run"; a meld's kind, "set" or "run"
   contract: (c) => [c.sets ? say("contract.sets", { count: c.sets }) : "", c.runs ? say("contract.runs", { count: c.runs }) : ""]
-    .filter(Boolean).join(say("contract.and")),
+    .filter(Boolean).join(say("contract.and")) + (c.whole ? say("contract.whole") : ""),
   kind: (kind) => say(`kind.${kind}`),
   // R18: a refusal's reason in words (contracts/reasons.py); the wire keeps the reason's name
   reason: (name) => say(`reason.${name}`),
