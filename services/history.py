@@ -16,14 +16,7 @@ from nats.js.errors import NotFoundError
 from zioncheck.application.history import Page, Query, matches, page
 from zioncheck.contracts.archive import IndexEntry
 from zioncheck.services.bus.log_store import DIRECT_BATCH, first_stored_at, read_some
-
-HISTORY = "ZC_HISTORY"
-HISTORY_SUBJECTS = "zc.history.*.*"
-
-
-def history_subject(tenant: str, game: str) -> str:
-    """Where the index keeps a game's entry: `game` is the id its tenant gave it ("*" for every game)."""
-    return f"zc.history.{tenant}.{game}"
+from zioncheck.services.bus.topology import HISTORY, history_subject
 
 
 class NoIndex(Exception):

@@ -17,10 +17,10 @@ from zioncheck.application.archive_samples import MARCH_2026, sample_season
 from zioncheck.application.history import Query
 from zioncheck.cli.main import main
 from zioncheck.contracts.archive import GameRecord, IndexEntry
-from zioncheck.services.archive_store import ARCHIVE_BUCKET
 from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.log_store import first_stored_at
-from zioncheck.services.history import HISTORY, HISTORY_SUBJECTS, history_subject, matching
+from zioncheck.services.bus.topology import ARCHIVE_BUCKET, HISTORY, HISTORY_SUBJECTS, history_subject
+from zioncheck.services.history import matching
 
 pytestmark = pytest.mark.integration
 
