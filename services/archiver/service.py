@@ -310,9 +310,9 @@ class ArchiverService:
         subject = history_subject(manifest.tenant, manifest.game)
         entry = IndexEntry(manifest=manifest, archived_at=time.time_ns(), size=archived.size, where=archived.where)
         try:
-            await publish_stored(self.js, subject, msgspec.json.encode(entry),
-                                 {"Nats-Msg-Id": f"index:{manifest.key}:{manifest.started_at}"})
-            return "written"
+            ack = await self.js.publish(subject, msgspec.json.encode(entry),
+                                        headers={"Nats-Msg-Id": f"index:{manifest.key}:{manifest.started_at}"})
+            return "found" if ack.duplicate else "written"
         except APIError as refused:   # one entry a game: this game's, or another's of the same id
             try:
                 held = msgspec.json.decode((await self.js.get_msg(HISTORY, subject=subject, direct=True)).data or b"",
