@@ -157,8 +157,7 @@ class ArchiverService:
         delivered = raw.metadata.num_delivered or 1
         ended_at = raw.metadata.timestamp.timestamp() if raw.metadata.timestamp else time.time()
         try:
-            archived = await self.archive(key, raw.metadata.sequence.stream,
-                                          patient=time.time() - ended_at < SETTLE_SECONDS)
+            archived = await self.archive(key, patient=time.time() - ended_at < SETTLE_SECONDS)
         except Waiting as waiting:
             ARCHIVE_WAITS.labels(waiting.what).inc()
             raise Again(_wait(delivered)) from None
@@ -183,15 +182,17 @@ class ArchiverService:
                  commands=manifest.commands, batches=manifest.batches, hands=manifest.hands, outcome=manifest.outcome,
                  again=again)
 
-    async def archive(self, key: str, ended_seq: int, patient: bool = True) -> tuple[Archived, bool] | None:
-        """Archive the game `key`, whose end is log sequence `ended_seq`: the archive, and whether it was found
-        archived and indexed already (a delivery again after a crash). None when it cannot be indexed (its id
-        is another archived game's: said and counted). Raises Waiting while the game is not settled (when
-        `patient`), Failed for a step that failed."""
+    async def archive(self, key: str, patient: bool = True) -> tuple[Archived, bool] | None:
+        """Archive the game `key`, which has ended: the archive, and whether it was found archived and indexed
+        already (a delivery again after a crash). None when there is nothing to archive (the game's end is gone
+        from its log) or it cannot be indexed (its id is another archived game's: said and counted). Raises
+        Waiting while the game is not settled (when `patient`), Failed for a step that failed."""
         where = await layout(self.js)
         p = where.of(key)
         await self._no_deadline(p, key)
-        commands, batches, waiting = await self._settled(p, key, ended_seq)
+        commands, batches, waiting = await self._settled(p, key)
+        if not any(isinstance(e, GameEnded) for _, batch in batches for e in batch.events):
+            return await self._gone(key)
         if waiting and patient:
             raise Waiting(waiting)
         if waiting:
@@ -211,7 +212,7 @@ class ArchiverService:
         so none is stored after its record is made."""
         await self.js.purge_stream(commands_stream(partition), subject=schedule_subject(partition, key))
 
-    async def _settled(self, partition: int, key: str, ended_seq: int
+    async def _settled(self, partition: int, key: str
                        ) -> tuple[list[RawStreamMsg], list[tuple[RawStreamMsg, Batch]], str]:
         """The game's commands and the log batches they caused, as stored; and what the game still waits for
         ("" when nothing): the table's decision of a command, a hand's seed."""
@@ -224,8 +225,10 @@ class ArchiverService:
         except NotFoundError:
             decided = 0
         logs, log_filter = log_stream(partition), log_subject(partition, key)
+        # At least as far as the stream's leader holds the game (read your writes); not as far as the end delivered,
+        # which is gone from a game removed already (its end delivered again after a crash).
         found, _ = await read_stored(self.js, logs, log_filter, whole=True,
-                                     at_least=max(ended_seq, await last_seq(self.js, logs, log_filter)))
+                                     at_least=await last_seq(self.js, logs, log_filter))
         batches = []
         for msg in found:
             batch = decode_batch(msg.data or b"")
@@ -235,6 +238,19 @@ class ArchiverService:
         if decided < last:
             return commands, batches, "table"
         return commands, batches, "seed" if _unrevealed(batch for _, batch in batches) else ""
+
+    async def _gone(self, key: str) -> None:
+        """The game's end is no longer in its log: archived and removed already (its end delivered again after
+        a crash), which its index entry says; or taken out by other hands, which is said and counted. Either
+        way there is nothing to archive, and the end is not asked for again."""
+        tenant, game = tenant_of(key)
+        try:
+            await self.js.get_msg(HISTORY, subject=history_subject(tenant, game), direct=True)
+        except NotFoundError:
+            ARCHIVE_FAILURES.labels("gone").inc()
+            log.error("archive_failed", game=key, step="gone",
+                      error="the game's end is no longer in its log, and it was never archived")
+        return None
 
     def _record(self, key: str, commands: list[RawStreamMsg], batches: list[tuple[RawStreamMsg, Batch]]
                 ) -> GameRecord:
