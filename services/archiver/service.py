@@ -189,6 +189,8 @@ class ArchiverService:
         Waiting while the game is not settled (when `patient`), Failed for a step that failed."""
         where = await layout(self.js)
         p = where.of(key)
+        if not await ended(self.js, p, key):   # its end is gone from its log (and then, so may be a game after it)
+            return await self._gone(key)
         await self._no_deadline(p, key)
         commands, batches, waiting = await self._settled(p, key)
         if not any(isinstance(e, GameEnded) for _, batch in batches for e in batch.events):

@@ -556,8 +556,8 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
                                f"`zioncheck rebuild-views --feed` writes the views and feed of the games stored "
                                f"before again")
         if current.deny_purge and isinstance(config, StreamConfig) and not config.deny_purge:
-            changes.append(f"{name} was made denying purges, which the server never lifts: the archiver archives "
-                           f"its games but leaves them in it (docs/history.md, Removal)")
+            changes.append(f"{name} was made denying purges, which the server never lifts: what it holds of the "
+                           f"games the archiver archives stays in it (docs/history.md, The archiver)")
     for name, config in missing.items():
         with contextlib.suppress(BadRequestError):  # made meanwhile by another start: theirs stands
             if isinstance(config, KeyValueConfig):

@@ -33,6 +33,7 @@ from zioncheck.services.bus.topology import (
     SCORES,
     STANDINGS,
     VIEWS,
+    StoreLimits,
     archive_stream,
     commands_stream,
     feed_subject,
@@ -239,13 +240,20 @@ async def test_a_store_made_before_archives_archives_its_games_and_keeps_them_wh
     """A log stream made denying purges keeps that seal for ever (the server never lifts it): its games are
     archived and indexed, and stay whole in the hot streams, which the start and the counters say."""
     where = await layout(client.js)
+    before = StoreLimits.configured().total_bytes // 2 // where.partitions   # the log's half of the store, then
     for config in stream_configs(partitions=where.partitions):
         if config.name.startswith("ZC_LOG_"):
-            await client.js.add_stream(StreamConfig.from_response(config.as_dict() | {"deny_purge": True}))
+            await client.js.add_stream(StreamConfig.from_response(
+                config.as_dict() | {"deny_purge": True, "max_bytes": before}))
     sealed = LEFT_HOT.labels("stream_denies_purges")._value.get()
     running = await Services().start(SERVICES, nats_server.access, settings=Settings(retention=0))
     try:
         assert any("ZC_LOG_0 was made denying purges" in line for line in running.topology_changes)
+        log_config = (await client.js.stream_info(log_stream(0))).config
+        assert log_config.deny_purge, "the seal stays: the server never lifts it"
+        assert log_config.max_bytes == StoreLimits.configured().bytes_of("log", where.partitions) < before, \
+            "its limit lowered to make room for the archive"
+        assert (await client.js.stream_info(archive_stream())).config.max_bytes > 0
         follower = await finished_game(client)
         game = follower.game
         entry = await entry_of(client, game)
