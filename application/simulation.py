@@ -1,4 +1,5 @@
 """Whole games between bots, in process: what `zioncheck simulate` plays."""
+import math
 import random
 
 from zioncheck.application.seeds import Dealer, seeded
@@ -67,3 +68,14 @@ def _send(table: InProcessTable, command: Command) -> list[AnyEvent]:
 
 def hand_results(log: list[Entry]) -> list[HandEnded]:
     return [e.event for e in log if isinstance(e.event, HandEnded)]
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval of a win rate, `wins` of `games` (95% for the default z): the rates the
+    games cannot tell apart from the one measured. A shared win may count as a fraction."""
+    if games <= 0:
+        return 0.0, 1.0
+    rate = wins / games
+    middle = (rate + z * z / (2 * games)) / (1 + z * z / games)
+    half = z / (1 + z * z / games) * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
+    return max(0.0, middle - half), min(1.0, middle + half)

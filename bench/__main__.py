@@ -24,8 +24,9 @@ BENCHMARKS = {
     "listing": "bench.listing",
     "chaos": "bench.chaos",
     "hold": "bench.claim_hold",
+    "bots": "bench.bots",
 }
-DEFAULT = ("games", "fold", "service", "fanout", "poison")
+DEFAULT = ("games", "fold", "service", "fanout", "poison", "bots")
 
 
 def main(argv: list[str] | None = None) -> int:

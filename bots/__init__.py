@@ -4,8 +4,9 @@ import random
 from zioncheck.bots.base import Bot
 from zioncheck.bots.greedy import GreedyBot
 from zioncheck.bots.random_bot import RandomBot
+from zioncheck.bots.strong import StrongBot
 
-NAMES = ("greedy", "random")
+NAMES = ("greedy", "random", "strong")
 
 
 def make_bot(name: str, rng: random.Random) -> Bot:
@@ -13,4 +14,6 @@ def make_bot(name: str, rng: random.Random) -> Bot:
         return GreedyBot(rng)
     if name == "random":
         return RandomBot(rng)
+    if name == "strong":
+        return StrongBot(rng)
     raise ValueError(f"unknown bot {name!r} (choose from {', '.join(NAMES)})")

@@ -26,7 +26,7 @@ from typing import Literal
 
 import msgspec
 
-from zioncheck.contracts.archive import IndexEntry, Removal
+from zioncheck.contracts.archive import HistoryAsk, HistoryPage, IndexEntry, PartAsk, RecordsRefused, Removal
 from zioncheck.contracts.commands import (
     DEALER,
     PLAY,
@@ -64,6 +64,7 @@ from zioncheck.services.bus.topology import (
     log_subject,
     public_feed_subject,
     public_view_key,
+    records_subject,
     rejected_subject,
     removal_subject,
     remove_subject,
@@ -254,6 +255,19 @@ CHANNELS = {
         "least a command's seq (the intake's answer), the command was refused if a refusal has that seq as "
         "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway). Each put "
         f"is republished on {view_live_subject(seat_view_key(TENANT_GAME, SEAT))}.")),
+    "historyList": Channel(records_subject(TENANT, "list"), "Archived games", (
+        "Request/reply to the records service (queue group zc-records, NATS Services API): a page of the "
+        "tenant's archived games, each an IndexEntry (its manifest: seats, times, hands, outcome, winners, "
+        "totals), oldest archived first; ask for the next page with `after` set to the page's `next`. A game "
+        "is archived once it has ended (docs/history.md). A tenant's login may ask for its own games only.")),
+    "historyListReply": Channel(None, "Archived games' pages", "The requester's reply inbox."),
+    "archive": Channel(records_subject(TENANT, f"get.{GAME}"), "A game's archive", (
+        "Request/reply to the records service: an ended game's signed archive (contracts/archive.py), part by "
+        "part: each answer carries the header Zc-Parts, how many parts to ask for (PartAsk, from 0), and the "
+        "bytes of its part; joined, they are the archive file, which `zioncheck verify` checks with the "
+        "house's public key and `zioncheck replay` replays, with no server. An answer without Zc-Parts is a "
+        "RecordsRefused.")),
+    "archiveReply": Channel(None, "Archive parts", "The requester's reply inbox."),
     "reshuffle": Channel(RESHUFFLE, "Reshuffle requests", (
         "Request/reply: the table asks the dealer for an R16 reshuffle (queue group zc-dealer). Only "
         "the table may ask and only the dealer may listen; the dealer answers only for a live hand "
@@ -290,6 +304,10 @@ OPERATIONS = {
     "receivePublicView": Operation("receive", "publicView", "Read or watch a game's public view."),
     "receiveSeatView": Operation("receive", "seatView", "Read or watch one seat's view: its cards and the "
                                  "outcome of its commands."),
+    "listArchived": Operation("send", "historyList", "A platform lists its archived games.",
+                              reply="historyListReply"),
+    "fetchArchive": Operation("send", "archive", "A platform fetches an ended game's signed archive.",
+                              reply="archiveReply"),
     "replyReshuffle": Operation("receive", "reshuffle", "The dealer answers the table's R16 reshuffle request.",
                                 reply="reshuffleReply"),
     "receiveHistory": Operation("receive", "history", "Read a finished game's entry in the history index."),
@@ -320,6 +338,12 @@ MESSAGES = [
     Message("receiveFeed", FeedBatch, "The public side of one log batch.", (FEED_ID,)),
     Message("receivePublicView", PublicView, "A game's public view: no card not on the table or the pile."),
     Message("receiveSeatView", SeatView, "One seat's view: the public view, the seat's cards and its refusals."),
+    Message("listArchived", HistoryAsk, "Which archived games: dates, a seat, an outcome, a winner, a page."),
+    Message("listArchived", HistoryPage, "A page of the tenant's archived games.", reply=True),
+    Message("listArchived", RecordsRefused, "No page, and why.", reply=True),
+    Message("fetchArchive", PartAsk, "Which part of the archive (from 0)."),
+    Message("fetchArchive", RecordsRefused, "No archive, and why (no such archived game, or the store failed).",
+            reply=True),
     Message("replyReshuffle", ReshuffleRequest, "How many cards lie below the pile's top card."),
     Message("replyReshuffle", Reshuffle, "The order of the new stock.", reply=True),
     Message("replyReshuffle", ReshuffleRefused, "No order: the reshuffle asked is not due.", reply=True),

@@ -47,7 +47,7 @@ def games(args) -> int:
     return 0
 
 
-SEASON_OPTIONS = ("archive", "tenant", "since", "until", "seat", "outcome", "won_by", "limit")
+SEASON_OPTIONS = ("tenant", "since", "until", "seat", "outcome", "won_by", "limit")
 
 
 def export(args) -> int:
@@ -60,7 +60,7 @@ def export(args) -> int:
     if given := [name for name in SEASON_OPTIONS if getattr(args, name) is not None]:
         option = "--" + {"since": "from", "until": "to"}.get(given[0], given[0]).replace("_", "-")
         raise CommandFailed(words.ONLY_WITH_PARQUET.format(option=option))
-    entries = read_game_log(args.game, args.nats_url, args.credentials)
+    entries = read_game_log(args.game, args.nats_url, args.credentials, args.archive)
     data = write_jsonl(entries)
     if args.output:
         try:

@@ -1,42 +1,70 @@
 """Reading stored games back out of JetStream, for replay, export and listing."""
 import asyncio
 import time
+from pathlib import Path
 
 import msgspec
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
+from zioncheck.application.archive import Damaged, batches_of, unpack
 from zioncheck.cli import words
 from zioncheck.cli.options import CommandFailed
+from zioncheck.contracts.archive import Archive
 from zioncheck.contracts.log import Entry, entries_of
 from zioncheck.contracts.scores import Standings
+from zioncheck.services.archive_store import FolderStore
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.log_store import read_batches, stalled_games, stored_games
 from zioncheck.services.bus.topology import STANDINGS, standings_key, valid_game_key
+from zioncheck.services.history import Unreadable, archived
 
 # Replays, exports and listings read every hand's cards: the operator's login.
 READER = "operator"
 
 
-def read_game_log(game: str, url: str | None, credentials: str | None = None) -> list[Entry]:
-    """A stored game's log as entries; CommandFailed if there is no such game."""
+def read_game_log(game: str, url: str | None, credentials: str | None = None, archive: str | None = None
+                  ) -> list[Entry]:
+    """A stored game's log as entries, from the hot streams or, once it has left them, from its archive
+    (the archive bucket, or the folder `archive`): the same entries either way. CommandFailed if there is
+    no such game, or its archive cannot be read."""
     if not valid_game_key(game):
         raise CommandFailed(words.NOT_A_GAME_ID.format(game=game))
     with bus(url, credentials) as access:
-        return asyncio.run(_read(access, game))
+        return asyncio.run(_read(access, game, archive))
 
 
-async def _read(access: Access, game: str) -> list[Entry]:
+async def _read(access: Access, game: str, archive: str | None) -> list[Entry]:
     nc = await connect(access, READER)
     try:
-        batches = await read_batches(nc.jetstream(), game)
-    except NotFoundError:
-        batches = []
+        try:
+            batches = [batch for _, batch in await read_batches(nc.jetstream(), game)]
+        except NotFoundError:
+            batches = []
+        if not batches:
+            data = await read_archive(nc.jetstream(), game, archive)
+            batches = batches_of(unpack_or_fail(data, game).record)
     finally:
         await nc.close()
-    if not batches:
+    return entries_of(batches)
+
+
+async def read_archive(js, game: str, archive: str | None) -> bytes:
+    """An archived game's archive bytes; CommandFailed when there is none, or it cannot be read."""
+    try:
+        data = await archived(js, game, FolderStore(Path(archive)) if archive else None)
+    except Unreadable as error:
+        raise CommandFailed(words.ARCHIVE_UNREADABLE.format(game=game, reason=error)) from None
+    if data is None:
         raise CommandFailed(words.NO_SUCH_GAME.format(game=game))
-    return entries_of([batch for _, batch in batches])
+    return data
+
+
+def unpack_or_fail(data: bytes, source: str) -> Archive:
+    try:
+        return unpack(data)
+    except Damaged as error:
+        raise CommandFailed(words.NOT_AN_ARCHIVE.format(file=source, reason=error)) from None
 
 
 def list_games(url: str | None, credentials: str | None = None) -> list[tuple[str, int, Standings | None, bool]]:

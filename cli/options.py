@@ -11,7 +11,7 @@ import msgspec
 from zioncheck.bots import NAMES
 from zioncheck.cli import words
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import STARTER, Limits, StartGame
+from zioncheck.contracts.commands import BOT_LEVELS, STARTER, Limits, StartGame
 from zioncheck.contracts.events import GameStarted
 from zioncheck.contracts.reasons import explain_refusal
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
@@ -84,7 +84,7 @@ def add_seats(p, bots_default: str = "greedy") -> None:
     p.add_argument("--players", type=whole, default=4, metavar=words.METAVAR_N,
                    help=words.PLAYERS_HELP.format(low=MIN_PLAYERS, high=MAX_PLAYERS, default=4))
     p.add_argument("--bots", default=bots_default, metavar=words.METAVAR_BOTS,
-                   help=words.BOTS_HELP.format(names=", ".join(NAMES), default=bots_default))
+                   help=words.BOTS_HELP.format(names=", ".join(NAMES), levels=levels(), default=bots_default))
 
 
 def add_pace(p, default: float, help_word: str) -> None:
@@ -146,13 +146,20 @@ def check_service_options(args) -> None:
 
 
 def seat_bots(spec: str, players: int) -> list[str]:
-    """The bot of each of `players` seats from `--bots` (names repeated in turn); CommandFailed if either is wrong."""
+    """The bot of each of `players` seats from `--bots` (names or levels, repeated in turn), each by its name;
+    CommandFailed if either is wrong."""
     check_players(players)
-    names = [name.strip() for name in spec.split(",") if name.strip()]
+    names = [BOT_LEVELS.get(name, name) for name in (given.strip() for given in spec.split(",")) if name]
     unknown = [name for name in names if name not in NAMES]
     if not names or unknown:
-        raise CommandFailed(words.UNKNOWN_BOT.format(name=unknown[0] if unknown else spec, names=", ".join(NAMES)))
+        raise CommandFailed(words.UNKNOWN_BOT.format(name=unknown[0] if unknown else spec, names=", ".join(NAMES),
+                                                     levels=levels()))
     return [names[i % len(names)] for i in range(players)]
+
+
+def levels() -> str:
+    """The levels `--bots` takes, each with the bot that plays it: `easy (random), normal (greedy), hard (strong)`."""
+    return ", ".join(f"{level} ({name})" for level, name in BOT_LEVELS.items())
 
 
 def serve_metrics(port: int) -> None:

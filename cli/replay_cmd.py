@@ -27,12 +27,13 @@ TOLD = (ev.GameStarted, ev.HandDealt, ev.WentDown, ev.ClaimWon, ev.JokerSwapped,
 def add(sub) -> None:
     p = sub.add_parser("replay", help=words.REPLAY_HELP, description=words.REPLAY_DESCRIPTION)
     p.add_argument("source", metavar=words.METAVAR_SOURCE, help=words.REPLAY_SOURCE_HELP)
+    p.add_argument("--archive", metavar=words.METAVAR_DIR, help=words.ARCHIVE_DIR_HELP)
     add_bus(p, words.NATS_URL_EMBEDDED)
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    entries = load(args.source, args.nats_url, args.credentials)
+    entries = load(args.source, args.nats_url, args.credentials, args.archive)
     face, state = face_for(sys.stdout), GameState()
     for entry in entries:
         state = evolve(state, entry.event)
@@ -60,12 +61,13 @@ def hands(numbers: list[int]) -> str:
     return ", ".join(map(str, numbers))
 
 
-def load(source: str, nats_url: str | None, credentials: str | None) -> list[Entry]:
-    """The log a file holds, or a stored game's; CommandFailed, in one line, if there is none to read."""
+def load(source: str, nats_url: str | None, credentials: str | None, archive: str | None = None) -> list[Entry]:
+    """The log a file holds, or a stored game's (hot or archived); CommandFailed, in one line, if there is
+    none to read."""
     if os.path.exists(source):
         return _read_file(source)
     if valid_game_key(source):
-        return read_game_log(source, nats_url, credentials)
+        return read_game_log(source, nats_url, credentials, archive)
     if source.endswith(".jsonl") or os.sep in source:
         raise CommandFailed(words.NO_SUCH_FILE.format(file=source))
     raise CommandFailed(words.NOT_A_SOURCE.format(source=source))

@@ -3,7 +3,7 @@ import os
 import time
 from collections import defaultdict
 
-from zioncheck.application.simulation import GameStalled, play_game
+from zioncheck.application.simulation import GameStalled, play_game, wilson
 from zioncheck.cli import words
 from zioncheck.cli.options import CommandFailed, add_seats, seat_bots, whole
 from zioncheck.cli.progress import Progress
@@ -62,24 +62,34 @@ def main(args) -> int:
 
 
 def results_table(bots: list[str], wins: list[float], points: list[int], games: int) -> str:
-    """Wins, win rate and average points, by seat and then by bot, each column as wide as its heading."""
-    seat, bot, won, rate, average = (words.COLUMN_SEAT, words.COLUMN_BOT, words.COLUMN_WINS, words.COLUMN_WIN_RATE,
-                                     words.COLUMN_AVERAGE)
-    w = [max(4, len(seat)), max(8, len(bot)), max(7, len(won)), max(6, len(rate)), max(11, len(average))]
-    lines = [f"{seat:>{w[0]}}  {bot:<{w[1]}} {won:>{w[2]}} {rate:>{w[3]}} {average:>{w[4]}}"]
+    """Wins, win rate with its 95% interval and average points, by seat and then by bot, each column as wide as
+    its heading; then a line that says how the rate and its interval are counted."""
+    seat, bot, won, rate, interval, average = (words.COLUMN_SEAT, words.COLUMN_BOT, words.COLUMN_WINS,
+                                               words.COLUMN_WIN_RATE, words.COLUMN_INTERVAL, words.COLUMN_AVERAGE)
+    w = [max(4, len(seat)), max(8, len(bot)), max(7, len(won)), max(6, len(rate)), max(13, len(interval)),
+         max(11, len(average))]
+    lines = [f"{seat:>{w[0]}}  {bot:<{w[1]}} {won:>{w[2]}} {rate:>{w[3]}} {interval:>{w[4]}} {average:>{w[5]}}"]
     for s, name in enumerate(bots):
         lines.append(f"{s:>{w[0]}}  {name:<{w[1]}} {wins[s]:>{w[2]}.1f} {100 * wins[s] / games:>{w[3] - 1}.1f}% "
-                     f"{points[s] / games:>{w[4]}.1f}")
+                     f"{_interval(wins[s], games):>{w[4]}} {points[s] / games:>{w[5]}.1f}")
     by_bot: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
     for s, name in enumerate(bots):
         by_bot[name][0] += wins[s]
         by_bot[name][1] += points[s]
         by_bot[name][2] += 1
     seats, per_seat = words.COLUMN_SEATS, words.COLUMN_AVERAGE_PER_SEAT
-    v = [w[1], max(5, len(seats)), w[2], w[3], max(16, len(per_seat))]
+    v = [w[1], max(5, len(seats)), w[2], w[3], w[4], max(16, len(per_seat))]
     lines.append("")
-    lines.append(f"{bot:<{v[0]}} {seats:>{v[1]}} {won:>{v[2]}} {rate:>{v[3]}} {per_seat:>{v[4]}}")
+    lines.append(f"{bot:<{v[0]}} {seats:>{v[1]}} {won:>{v[2]}} {rate:>{v[3]}} {interval:>{v[4]}} {per_seat:>{v[5]}}")
     for name, (won_by, points_of, seated) in by_bot.items():
         lines.append(f"{name:<{v[0]}} {seated:>{v[1]}} {won_by:>{v[2]}.1f} {100 * won_by / games:>{v[3] - 1}.1f}% "
-                     f"{points_of / seated / games:>{v[4]}.1f}")
+                     f"{_interval(won_by, games):>{v[4]}} {points_of / seated / games:>{v[5]}.1f}")
+    lines.append("")
+    lines.append(words.WIN_RATE_NOTE)
     return "\n".join(lines)
+
+
+def _interval(wins: float, games: int) -> str:
+    """A win rate's 95% interval (Wilson), in percent: `38.2–51.0%`."""
+    low, high = wilson(wins, games)
+    return f"{100 * low:.1f}\u2013{100 * high:.1f}%"

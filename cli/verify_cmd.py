@@ -1,12 +1,15 @@
 """`zioncheck verify`: check a game's archive with the house's public key alone, and say what fails."""
+import asyncio
 import os
 from pathlib import Path
 
 from zioncheck.application.archive import Problem, unpack, verify
 from zioncheck.cli import words
-from zioncheck.cli.options import CommandFailed
-from zioncheck.services.bus.access import PUBLIC_KEY, public_key
-from zioncheck.services.bus.embedded import CREDENTIALS
+from zioncheck.cli.log_reader import READER, read_archive
+from zioncheck.cli.options import CommandFailed, add_bus
+from zioncheck.services.bus.access import PUBLIC_KEY, connect, public_key
+from zioncheck.services.bus.embedded import CREDENTIALS, bus
+from zioncheck.services.bus.topology import valid_game_key
 
 HEX_KEY = 64   # an ed25519 public key's hex digits
 
@@ -16,12 +19,14 @@ def add(sub) -> None:
     p.add_argument("source", metavar=words.METAVAR_SOURCE, help=words.VERIFY_SOURCE_HELP)
     p.add_argument("--key", metavar=words.METAVAR_KEY,
                    help=words.VERIFY_KEY_HELP.format(file=PUBLIC_KEY, folder=CREDENTIALS))
+    p.add_argument("--archive", metavar=words.METAVAR_DIR, help=words.ARCHIVE_DIR_HELP)
+    add_bus(p, words.NATS_URL_STORE)
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    key = house_key(args.key)
-    data = archive_bytes(args.source)
+    key = house_key(args.key, Path(args.credentials) if args.credentials else CREDENTIALS)
+    data = archive_bytes(args.source, args.nats_url, args.credentials, args.archive)
     problems = verify(data, key)
     if problems:
         print(words.VERIFY_FAILED.format(source=args.source, count=len(problems)))
@@ -39,13 +44,13 @@ def tell(problem: Problem) -> str:
     return words.say(f"tell.verify.{problem.what}", seq=problem.seq, hand=problem.hand, detail=problem.detail)
 
 
-def house_key(given: str | None) -> str:
+def house_key(given: str | None, folder: Path = CREDENTIALS) -> str:
     """The public key to check with: given in hex, or a file holding it, or the credentials folder's."""
     if given and len(given) == HEX_KEY and all(c in "0123456789abcdefABCDEF" for c in given):
         return given.lower()
-    path = Path(given) if given else CREDENTIALS / PUBLIC_KEY
+    path = Path(given) if given else folder / PUBLIC_KEY
     try:
-        text = path.read_text().strip() if given else public_key(CREDENTIALS) if CREDENTIALS.is_dir() else ""
+        text = path.read_text().strip() if given else public_key(folder) if folder.is_dir() else ""
     except OSError as error:
         raise CommandFailed(words.CANNOT_READ.format(file=path, reason=words.os_reason(error))) from None
     if len(text) != HEX_KEY or any(c not in "0123456789abcdef" for c in text.lower()):
@@ -53,11 +58,25 @@ def house_key(given: str | None) -> str:
     return text.lower()
 
 
-def archive_bytes(source: str) -> bytes:
-    """An archive file's bytes; CommandFailed, in one line, if it cannot be read."""
+def archive_bytes(source: str, url: str | None = None, credentials: str | None = None,
+                  archive: str | None = None) -> bytes:
+    """An archive file's bytes, or an archived game's from its store; CommandFailed, in one line, if it
+    cannot be read."""
     if not os.path.exists(source):
+        if valid_game_key(source) and not source.endswith(".zca"):
+            with bus(url, credentials) as access:
+                return asyncio.run(_fetch(access, source, archive))
         raise CommandFailed(words.NO_SUCH_FILE.format(file=source))
     try:
         return Path(source).read_bytes()
     except OSError as error:
         raise CommandFailed(words.CANNOT_READ.format(file=source, reason=words.os_reason(error))) from None
+
+
+async def _fetch(access, game: str, archive: str | None) -> bytes:
+    nc = await connect(access, READER)
+    try:
+        return await read_archive(nc.jetstream(), game, archive)
+    finally:
+        await nc.close()
+

@@ -19,6 +19,7 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
+from zioncheck.contracts.archive import HistoryAsk, HistoryPage, PartAsk, RecordsRefused
 from zioncheck.contracts.commands import DEALER, Command
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.intake import KEY_HEADER, Refused, Taken, decode_reply
@@ -30,7 +31,9 @@ from zioncheck.services.bus.log_store import last_message, read_batches
 from zioncheck.services.bus.publish import publish_stored, request
 from zioncheck.services.bus.topology import (
     BATCH_HEADER,
+    DEFAULT_TENANT,
     LOG,
+    PARTS_HEADER,
     STANDINGS,
     VIEWS,
     intake_subject,
@@ -38,13 +41,26 @@ from zioncheck.services.bus.topology import (
     kv_subject,
     layout,
     live_subject,
+    records_subject,
     rejected_subject,
     standings_key,
     stored_command_subject,
+    tenant_of,
 )
 
 RECHECK = 5.0   # seconds a wait goes before asking the stream whether a batch was missed
 SEND_PATIENCE = 30.0   # seconds a keyed send is tried again while the store does not answer
+
+
+class RecordsRefusal(Exception):
+    """The records service did not answer with what was asked: `refusal` says why (contracts.archive)."""
+
+    def __init__(self, refusal: RecordsRefused):
+        super().__init__(f"{refusal.reason}: {refusal.detail}")
+        self.refusal = refusal
+
+
+_records = msgspec.json.Decoder(HistoryPage | RecordsRefused)
 
 
 class CommandRefused(Exception):
@@ -133,6 +149,36 @@ class GameClient:
                 pass
             await asyncio.sleep(0.05)
         return None
+
+    async def archived_games(self, ask: HistoryAsk | None = None, tenant: str = DEFAULT_TENANT) -> HistoryPage:
+        """A page of the tenant's archived games, from the records service (services/records): ask for
+        the next with `HistoryAsk(after=page.next)`. Raises RecordsRefusal."""
+        reply = await request(self.nc, records_subject(tenant, "list"), msgspec.json.encode(ask or HistoryAsk()),
+                              self.js._timeout)
+        answer = _records.decode(reply.data)
+        if isinstance(answer, RecordsRefused):
+            raise RecordsRefusal(answer)
+        return answer
+
+    async def archive(self, game: str) -> bytes:
+        """An ended game's signed archive, whole (`zioncheck verify FILE` and application.archive.verify
+        check it with the house's public key; `zioncheck replay FILE` replays it). Raises RecordsRefusal."""
+        tenant, game_id = tenant_of(game)
+        parts, data, part = 1, b"", 0
+        while part < parts:
+            reply = await request(self.nc, records_subject(tenant, f"get.{game_id}"),
+                                  msgspec.json.encode(PartAsk(part=part)), self.js._timeout)
+            if PARTS_HEADER not in (reply.headers or {}):
+                raise RecordsRefusal(msgspec.json.decode(reply.data, type=RecordsRefused))
+            parts, data, part = int(reply.headers[PARTS_HEADER]), data + reply.data, part + 1
+        return data
+
+    async def archive_or_none(self, game: str) -> bytes | None:
+        """`archive`, or None when no such game is archived (or the records service does not answer)."""
+        try:
+            return await self.archive(game)
+        except (RecordsRefusal, nats.errors.TimeoutError, nats.errors.NoRespondersError):
+            return None
 
     async def close(self) -> None:
         await self.nc.drain()

@@ -128,3 +128,48 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
     size: int              # the archive's bytes
     where: str             # the archive store's name for it (an object name, or a file's name in --archive DIR)
     v: int = 1
+
+
+# --- a tenant's questions about its archived games (services/records) ----------------------------------
+
+class HistoryAsk(msgspec.Struct, frozen=True, kw_only=True):
+    """On zc.records.<tenant>.list: which of the tenant's archived games to list, a page at a time.
+    `start`/`end` bound when a game started (ns since 1970, UTC; `end` left out); a seat or a winner
+    by number or by name ("person", a bot's); `after` is the page token a page gave."""
+    start: int | None = None
+    end: int | None = None
+    seat: int | str | None = None
+    outcome: Outcome | None = None
+    won_by: int | str | None = None
+    after: int = 0
+    limit: int = 50
+
+
+class HistoryPage(msgspec.Struct, frozen=True, tag="page"):
+    """The games of a page, oldest archived first, each beside its index sequence; `next` is the
+    `after` of the next page, None at the last."""
+    games: list[IndexEntry]
+    sequences: list[int]
+    next: int | None = None
+
+
+class PartAsk(msgspec.Struct, frozen=True):
+    """On zc.records.<tenant>.get.<game>: which part of the game's archive to send (from 0). An
+    archive larger than a message is sent in parts, each answer saying how many (header `Zc-Parts`)."""
+    part: int = 0
+
+
+RecordsReason = Literal["bad_question", "no_such_game", "damaged", "unavailable"]
+
+RECORDS_REFUSALS: dict[str, str] = {
+    "bad_question": "not a question the records service reads: see contracts/archive.py (HistoryAsk, PartAsk)",
+    "no_such_game": "no archived game of the tenant's has that id (a game is archived once it has ended)",
+    "damaged": "the game is indexed but its archive cannot be read from the store: the operator is told",
+    "unavailable": "the store did not answer in time: ask again",
+}
+
+
+class RecordsRefused(msgspec.Struct, frozen=True, tag="refused"):
+    """What the records service answers instead: a reason from a closed list and a sentence."""
+    reason: RecordsReason
+    detail: str

@@ -15,8 +15,9 @@ from nats.js.errors import NotFoundError
 
 from zioncheck.application.history import Page, Query, matches, page
 from zioncheck.contracts.archive import IndexEntry
+from zioncheck.services.archive_store import ArchiveStore, BucketStore, TooLarge
 from zioncheck.services.bus.log_store import DIRECT_BATCH, first_stored_at, read_some
-from zioncheck.services.bus.topology import HISTORY, history_subject
+from zioncheck.services.bus.topology import HISTORY, history_subject, tenant_of
 
 
 class NoIndex(Exception):
@@ -72,3 +73,29 @@ async def list_page(js: JetStreamContext, query: Query, unreadable: list[int] | 
         if len(kept) > query.limit:   # one more than a page: there is a next page
             break
     return page(query, kept)
+
+
+class Unreadable(Exception):
+    """The index names the game, but its archive cannot be read from the store (or its entry is no IndexEntry)."""
+
+
+async def archived(js: JetStreamContext, key: str, store: ArchiveStore | None = None) -> bytes | None:
+    """An archived game's archive, found by its key through the index: None when the index names no
+    such game, Unreadable when it does and the store cannot give it."""
+    tenant, game = tenant_of(key)
+    try:
+        stored = await js.get_msg(HISTORY, subject=history_subject(tenant, game), direct=True)
+    except NotFoundError:
+        return None
+    try:
+        entry = _entry.decode(stored.data or b"")
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise Unreadable(f"the index entry of {key} is not an IndexEntry") from None
+    try:
+        data = await (store or BucketStore(js)).get(entry.where)
+    except TooLarge:
+        data = None
+    if data is None:
+        raise Unreadable(f"the store holds no archive named {entry.where!r}")
+    return data
+

@@ -27,6 +27,8 @@ HANDS_SCORED = Counter("zc_hands_scored_total", "Hands the scoring service score
 VIEWS_WRITTEN = Counter("zc_views_written_total", "Writes of a game's views (public and every seat) to KV zc_views")
 INTAKE = Counter("zc_intake_total", "Commands handed to the intake: taken (stored) or refused, by reason",
                  ["outcome", "reason"])
+RECORDS = Counter("zc_records_total", "Tenants' questions the records service answered (list, get) or refused, "
+                  "and archives the index names that the store could not give (missing)", ["outcome"])
 FEED_PUBLISHED = Counter("zc_feed_batches_total", "Redacted feed batches the projector published")
 GAMES_ARCHIVED = Counter("zc_games_archived_total", "Finished games archived: written, read back, verified and indexed")
 ARCHIVE_BYTES = Counter("zc_archive_bytes_total", "Bytes of the archives written")

@@ -54,6 +54,7 @@ from zioncheck.services.bus.topology import (
 from zioncheck.services.dealer.service import DealerService
 from zioncheck.services.intake.service import IntakeService
 from zioncheck.services.projector.service import ProjectorService
+from zioncheck.services.records.service import RecordsService
 from zioncheck.services.scoring.service import ScoringService
 from zioncheck.services.table.service import TableService
 
@@ -147,6 +148,9 @@ SPECS = (
     # started on its connection rather than wired here; stateless: run as many as the load needs.
     ServiceSpec("intake", "the one door for commands: checks each one and stores it in its game's partition",
                 lambda nc, js: IntakeService(nc, js), (), (metrics.INTAKE,)),
+    # Answers tenants' requests through the Services API, like the intake; stateless: run as many as needed.
+    ServiceSpec("records", "answers each tenant's questions about its archived games: which, and each one's archive",
+                lambda nc, js: RecordsService(nc, js), (), (metrics.RECORDS,)),
     # Takes nothing through a durable consumer: it follows the games whose starts seated its bots
     # (read from the log on start, heard on zc.live.*.hand after), so every instance plays every game.
     ServiceSpec("bots", "plays the bot seats every game's start names, resuming them from the log after a restart",

@@ -23,13 +23,8 @@ OFF_THE_WIRE = {
     "Entry": "a line of the JSON-lines export, not a NATS message",
     "Public": "the base of every public feed item",
     "Taken": "what contracts.intake.decode_reply makes of the stream's StreamAck",
-    "StoredCommand": "a part of an archive file (the bucket zc_archive or a folder), not a NATS message",
-    "StoredBatch": "a part of an archive file",
-    "Seed": "a part of an archive file",
-    "GameRecord": "a part of an archive file",
-    "Digests": "a part of an archive file",
-    "Signed": "what an archive's signature covers",
-    "Archive": "an archive file's content, kept in the bucket zc_archive (chunks of an object) or a folder",
+    **{name: "inside an archive file (msgpack under zstd, docs/history.md): the bytes the archive channel carries"
+       for name in ("StoredCommand", "StoredBatch", "Seed", "GameRecord", "Digests", "Signed", "Archive")},
 }
 
 

@@ -22,7 +22,7 @@ from zioncheck.cli import words
 from zioncheck.cli.live import narrate
 from zioncheck.cli.main import main, parser
 from zioncheck.contracts import events
-from zioncheck.contracts.commands import PERSON, AnyCommand
+from zioncheck.contracts.commands import BOT_LEVELS, PERSON, AnyCommand
 from zioncheck.contracts.events import Discarded, GameEnded, Rejected
 from zioncheck.contracts.languages import (
     ENGLISH,
@@ -176,7 +176,8 @@ def test_a_failure_is_one_line_in_the_language_of_lang_or_the_environment():
     ru = zioncheck("run", "--players", "1", "--lang", "ru", env={})
     assert ru.returncode == 2 and ru.stderr.splitlines() == ["zioncheck run: --players должно быть 2..64, а не 1"]
     es = zioncheck("play", "--bots", "foo", env={"LANG": "es_ES.UTF-8"})
-    assert es.stderr.splitlines() == ["zioncheck play: no existe el bot «foo»: los bots son greedy, random"]
+    assert es.stderr.splitlines() == ["zioncheck play: no existe el bot «foo»: los bots son greedy, random, strong, "
+                                      "o por nivel easy (random), normal (greedy), hard (strong)"]
     unknown = zioncheck("--lang", "de", "run", env={})
     assert unknown.returncode == 2 and unknown.stderr.splitlines() == [
         "zioncheck: --lang must be one of en, ru, es, not de"]
@@ -291,10 +292,11 @@ def subcommands() -> list[str]:
 
 def names_on_the_command_line() -> set[str]:
     """Words a command line says in every language because a person types them or reads them as names: the
-    commands, the options and their choices, and the bots."""
+    commands, the options and their choices, and the bots by name and by level."""
     top = parser()
     [commands] = [action for action in top._actions if isinstance(action, argparse._SubParsersAction)]
-    named = {"zioncheck", *LANGUAGES, *BOTS, PERSON, *(part for name in commands.choices for part in name.split("-"))}
+    named = {"zioncheck", *LANGUAGES, *BOTS, *BOT_LEVELS, PERSON,
+             *(part for name in commands.choices for part in name.split("-"))}
     for each in [top, *commands.choices.values()]:
         for action in each._actions:
             named |= {part for option in action.option_strings for part in re.findall(r"[a-z]+", option)}

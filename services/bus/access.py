@@ -19,11 +19,14 @@ server's configuration and the files a deployment includes (`zioncheck credentia
     intake      seat commands into their stream,     requests on zc.in.* (the only door for commands),
                 games it lets start into the         the register of games in play
                 register of games in play
-    gateway     requests to the intake, games' chat  the log (outcomes, bots), views, feed, standings,
-                (zc.chat.*.*)                        games' chat
+    records     answers only                         requests on zc.records.* (tenants' archived
+                                                     games), the history index, the archive bucket
+    gateway     requests to the intake and to the    the log (outcomes, bots), views, feed, standings,
+                records service, games' chat         games' chat
     bots        requests to the intake               the log, standings
-    platform    requests to the intake               views, feed, scores, standings, refusals:
-                                                     by direct get and on what the server republishes
+    platform    requests to the intake and to the    views, feed, scores, standings, refusals:
+                records service, for its tenant      by direct get and on what the server republishes;
+                                                     its archived games, through the records service
     spectator   nothing                              the feed, public views, scores, standings: likewise
     operator    everything                           everything (topology, rebuilds, audits)
 
@@ -71,6 +74,8 @@ from zioncheck.services.bus.topology import (
     OPEN_SUBJECTS,
     PARTITIONS_ASK,
     PARTITIONS_TOLD,
+    RECORDS_GROUP,
+    RECORDS_SUBJECTS,
     REMOVAL_SUBJECTS,
     REMOVALS,
     RESHUFFLE,
@@ -93,6 +98,7 @@ from zioncheck.services.bus.topology import (
     log_subject,
     public_feed_subject,
     public_view_key,
+    records_subject,
     rejected_subject,
     score_subject,
     standings_key,
@@ -103,8 +109,8 @@ from zioncheck.services.bus.topology import (
 
 log = structlog.get_logger("bus")
 headers.install()  # every service connects through here: each parses its messages' headers the faster way
-ROLES = ("operator", "table", "dealer", "scoring", "projector", "archiver", "intake", "gateway", "bots", "platform",
-         "spectator")
+ROLES = ("operator", "table", "dealer", "scoring", "projector", "archiver", "intake", "records", "gateway",
+         "bots", "platform", "spectator")
 ACCOUNT = "ZIONCHECK"
 
 
@@ -160,7 +166,9 @@ _FLOW_CONTROL = "$JS.FC.>"
 SEAT_COMMANDS, DEALER_COMMANDS = "zc.cmd.*.*.play", "zc.cmd.*.*.dealer"
 # The intake's requests (topology.INTAKE_SUBJECTS) and the Services API's discovery subjects
 # ($SRV.PING, $SRV.INFO and $SRV.STATS: all services, by name, by instance).
-_SERVICE_DISCOVERY = ["$SRV.*", f"$SRV.*.{INTAKE_GROUP}", f"$SRV.*.{INTAKE_GROUP}.*"]
+def _discovery(group: str) -> list[str]:
+    """Where NATS's Services API asks a service of `group` who it is and how it does."""
+    return ["$SRV.*", f"$SRV.*.{group}", f"$SRV.*.{group}.*"]
 
 
 def _asks_partitions(partitions: int) -> tuple[list[str], list[str]]:
@@ -213,9 +221,12 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                            *[f"$JS.API.CONSUMER.INFO.{s}.zc-archiver" for s in (*logs, REMOVALS)]],
                           reads=[archive_stream()], gets=[*commands, *logs, HISTORY, REMOVALS],
                           durables=[(s, "zc-archiver") for s in (*logs, REMOVALS)], partitions=partitions),
-        "intake": _role([SEAT_COMMANDS, OPEN_SUBJECTS], subscribe=[INTAKE_SUBJECTS, *_SERVICE_DISCOVERY], responds=True,
-                        gets=[OPEN], partitions=partitions),
-        "gateway": _role([INTAKE_SUBJECTS, CHAT_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>", CHAT_SUBJECTS],
+        "intake": _role([SEAT_COMMANDS, OPEN_SUBJECTS], subscribe=[INTAKE_SUBJECTS, *_discovery(INTAKE_GROUP)],
+                        responds=True, gets=[OPEN], partitions=partitions),
+        "records": _role([], subscribe=[RECORDS_SUBJECTS, *_discovery(RECORDS_GROUP)], responds=True,
+                         gets=[HISTORY], reads=[archive_stream()], partitions=partitions),
+        "gateway": _role([INTAKE_SUBJECTS, CHAT_SUBJECTS, RECORDS_SUBJECTS],
+                         subscribe=["zc.live.>", "zc.rejected.>", CHAT_SUBJECTS],
                          reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
         "bots": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],
                       reads=[*logs, kv_stream(STANDINGS)], partitions=partitions),
@@ -244,7 +255,7 @@ def tenant_rights(role: str, tenant: str) -> Permissions:
     if role == "platform":
         views = view_keys(games)   # the public view's key and every seat's
         return Permissions((intake_subject(games), *public, _last_of(kv_stream(VIEWS), kv_subject(VIEWS, views)),
-                            "$JS.API.INFO"),
+                            records_subject(tenant, ">"), "$JS.API.INFO"),
                            (rejected_subject(games), view_live_subject(views), public_feed_subject(games)))
     if role == "spectator":   # public views by key only: a seat's key is never named
         return Permissions((*public, _last_of(kv_stream(VIEWS), kv_subject(VIEWS, public_view_key(games))),

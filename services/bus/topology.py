@@ -50,6 +50,9 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
                       (stream ZC_REMOVALS, a message schedule the archiver sets); when due, the server
                       delivers it on zc.remove.<game> and the archiver removes the game's commands, log,
                       feed, scores, views and standings, which its archive holds
+    zc.records.<tenant>.list, zc.records.<tenant>.get.<game>  a tenant asks the records service
+                      (services/records) for its archived games and a game's signed archive
+                      (request/reply; no stream captures it)
     zc.dealer.reshuffle  the table asks the dealer for an R16 reshuffle (request/reply; only
                       the table may ask, only the dealer answers)
     KV zc_standings   latest standings per game; KV zc_dealer_seeds the dealer's secrets
@@ -94,6 +97,7 @@ DUE_HEADER = "Zc-Due-At"
 
 INTAKE_SUBJECTS = "zc.in.*.*"
 INTAKE_GROUP = "zc-intake"
+RECORDS_GROUP = "zc-records"   # the records service's queue group and its name in the Services API
 
 
 def intake_subject(game: str) -> str:
@@ -260,6 +264,13 @@ def removal_headers(game: str, at: str) -> dict[str, str]:
     """The headers that make a message on removal_subject a schedule: deliver it on remove_subject at `at`
     (RFC 3339, UTC)."""
     return {"Nats-Schedule": f"@at {at}", "Nats-Schedule-Target": remove_subject(game)}
+RECORDS_SUBJECTS = "zc.records.*.>"   # where tenants ask the records service about their archived games
+PARTS_HEADER = "Zc-Parts"            # how many parts the records service sends an archive in
+
+
+def records_subject(tenant: str, what: str) -> str:
+    """Where a tenant asks the records service (services/records): `list`, or `get.<game>`."""
+    return f"zc.records.{tenant}.{what}"
 
 
 def tenant_of(key: str) -> tuple[str, str]:

@@ -48,6 +48,7 @@ from zioncheck.services.gateway.wire import (
     LobbyState,
     NewGame,
     SeatTicket,
+    seated,
 )
 
 STATIC = Path(__file__).parent / "static"
@@ -123,7 +124,7 @@ async def _new_game(request: Request) -> NewGame:
     if len(new.seats) != new.players:
         raise HTTPProblem(422, "invalid_game", f"{new.players} players need {new.players} seats, "
                                                f"not {len(new.seats)}")
-    return new
+    return seated(new)   # a seat named by a level is the level's bot
 
 
 async def open_lobby(request: Request) -> Response:
@@ -337,7 +338,7 @@ def create_app(gateway: Gateway) -> Starlette:
     async def lifespan(app: Starlette):
         client = await GameClient.connect(gateway.access, "gateway")  # streams are the operator's to make
         views = await client.js.key_value(VIEWS)
-        gateway.reads = Reads(client.js, views, tenants=gateway.tenants())
+        gateway.reads = Reads(client.js, views, tenants=gateway.tenants(), archives=client.archive_or_none)
         gateway.games = Games(client, gateway.reads, open_per_key=gateway.limits.open_games,
                               idle_after=gateway.limits.idle_minutes * 60).start()
         gateway.hubs = Hubs(client.js, views)

@@ -7,12 +7,14 @@ public view folded from it step by step (domain.views), never the log itself.
 """
 import contextlib
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 
 import msgspec
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 from nats.js.kv import KeyValue
 
+from zioncheck.application.archive import Damaged, batches_of, unpack
 from zioncheck.contracts.events import HandDealt
 from zioncheck.contracts.feed import decode_feed_batch
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
@@ -90,29 +92,57 @@ def _summary(msg) -> GameSummary:
                        updated=msg.time.timestamp() if msg.time else None)
 
 
+Archives = Callable[[str], Awaitable[bytes | None]]   # a game's archive by its key, None when it has none
+
+
 class Reads:
     def __init__(self, js: JetStreamContext, kv: KeyValue, replays_kept: int = 4,
-                 tenants: tuple[str, ...] = (DEFAULT_TENANT,)):
+                 tenants: tuple[str, ...] = (DEFAULT_TENANT,), archives: Archives | None = None):
         self.js, self.kv = js, kv
         self.tenants = tenants   # whose games this gateway shows and plays: no other tenant's exist here
         self.replays: OrderedDict[str, tuple[list[Projection], list[Batch]]] = OrderedDict()
         self.replays_kept = replays_kept   # finished games whose public projections are kept for replays
+        self.archives = archives           # where a game that has left the hot streams is found
+        self.archived: OrderedDict[str, list[Batch]] = OrderedDict()   # the last few such games' logs
 
     async def require(self, game: str) -> None:
-        """GameNotFound unless the game has a log."""
+        """GameNotFound unless the game has a log, in the hot streams or in its archive."""
         if not valid_game_key(game) or tenant_of(game)[0] not in self.tenants:
             raise GameNotFound(game)
         try:
             await last_message(self.js, game)
         except NotFoundError:
-            raise GameNotFound(game) from None
+            if await self._archived(game) is None:
+                raise GameNotFound(game) from None
+
+    async def _archived(self, game: str) -> list[Batch] | None:
+        """The log of a game that has left the hot streams, from its archive (the same batches, byte for
+        byte, so its replay and its hash are the same); None when it has none."""
+        if game in self.archived:
+            self.archived.move_to_end(game)
+            return self.archived[game]
+        data = await self.archives(game) if self.archives else None
+        if data is None:
+            return None
+        try:
+            batches = batches_of(unpack(data).record)
+        except (Damaged, msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        self.archived[game] = batches
+        while len(self.archived) > self.replays_kept:
+            self.archived.popitem(last=False)
+        return batches
 
     async def view(self, game: str, key: str) -> bytes:
-        """A view's JSON from KV zc_views: GameNotFound, or NoView while the projector has not written it."""
+        """A view's JSON from KV zc_views: GameNotFound, or NoView while the projector has not written it.
+        An archived game's public view is its last, folded from its archive; it has no seat views."""
         await self.require(game)
         try:
             return (await self.kv.get(key)).value
         except NotFoundError:  # KeyNotFoundError and KeyDeletedError are NotFoundErrors
+            if key == public_view_key(game) and game in self.archived:
+                projections, _ = await self._replay(game)
+                return msgspec.json.encode(public_view(projections[-1]))
             raise NoView("no view of this game yet: is the projector running?") from None
 
     async def summaries(self, limit: int = LIST_DEFAULT) -> list[GameSummary]:
@@ -159,7 +189,11 @@ class Reads:
         with contextlib.suppress(NotFoundError, msgspec.DecodeError):  # no view: the log itself will tell
             if not msgspec.json.decode((await self.kv.get(public_view_key(game))).value, type=_Summary).game_over:
                 raise InPlay(IN_PLAY)  # known without reading a log that may be long
-        batches = [batch for _, batch in await read_batches(self.js, game)]
+        try:
+            batches = [batch for _, batch in await read_batches(self.js, game)]
+        except NotFoundError:   # it has left the hot streams
+            batches = []
+        batches = batches or await self._archived(game) or []
         projections = [Projection()]
         for batch in batches:
             projections.append(advance(projections[-1], batch.events, batch.cause))

@@ -7,15 +7,21 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from zioncheck.contracts.commands import BOT_LEVELS
 from zioncheck.contracts.feed import FeedBatch, FeedItem
 from zioncheck.contracts.views import PublicView, SeatView
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
 
-Player = Literal["person", "greedy", "random"]
+# Who sits in a seat: a person or one of the house's bots by name (contracts.commands BOT_NAMES).
+Player = Literal["person", "greedy", "random", "strong"]
+# What a new game may name for a seat: a player, or a bot by its level (BOT_LEVELS): easy is the random
+# bot, normal the greedy one, hard the strong one. The gateway seats the level's bot, and says its name.
+Choice = Literal["person", "greedy", "random", "strong", "easy", "normal", "hard"]
 
 
 class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """POST /games: who sits where. `seats[i]` is "person" or the name of the bot that plays seat i.
+    """POST /games: who sits where. `seats[i]` is "person", or the bot that plays seat i by its name or its
+    level ("easy", "normal" or "hard": the random, greedy or strong bot).
 
     `pace` is the seconds each bot waits before a move of its turn, so people can follow it;
     `turn_seconds` how long a person's turn may take before a bot plays it (R19); `idle_turns` how
@@ -24,7 +30,7 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bot draws (R22); `pause_seconds` the pause after a hand (R23).
     """
     players: Annotated[int, msgspec.Meta(extra_json_schema={"minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS})]
-    seats: list[Player]
+    seats: list[Choice]
     dealer: int = 0
     pace: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.5
     turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=3600)] = 60
@@ -32,6 +38,11 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     abandon_seconds: Annotated[int, msgspec.Meta(ge=60, le=7 * 24 * 3600)] = 600
     claim_seconds: Annotated[float, msgspec.Meta(ge=0, le=30)] = 3.0
     pause_seconds: Annotated[int, msgspec.Meta(ge=0, le=120)] = 10
+
+
+def seated(new: NewGame) -> NewGame:
+    """The new game with each seat named by a level given the name of the bot that plays it."""
+    return msgspec.structs.replace(new, seats=[BOT_LEVELS.get(seat, seat) for seat in new.seats])
 
 
 class SeatTicket(msgspec.Struct, frozen=True):

@@ -7,7 +7,7 @@ import { WORDS as W } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "zioncheck.platformKey";
-const CHOICES = ["person", "greedy", "random"];
+const CHOICES = ["person", "easy", "normal", "hard"];   // a bot by its level (NewGame.seats)
 
 function state(game) {
   if (!game.seq) return W.waitingForView;
@@ -41,7 +41,7 @@ function seatChoices() {
   $("seat-choices").replaceChildren(...Array.from({ length: players }, (_, i) => {
     const select = el("select", { "data-seat": i, "aria-label": W.Seat(i) },
       CHOICES.map((c) => el("option", { value: c, text: W.seatChoice[c] })));
-    select.value = kept[i] || (i === 0 ? "person" : "greedy");
+    select.value = kept[i] || (i === 0 ? "person" : "normal");
     return el("label", {}, `${W.Seat(i)} `, select);
   }));
 }

@@ -25,7 +25,7 @@ let timer = null;
 
 function seatRow(seat) {
   const mine = localStorage.getItem(MINE) === String(seat.seat);
-  const who = seat.player === "person" ? (mine ? W.yourSeat : W.personSeat) : W.botSeat(seat.player);
+  const who = seat.player === "person" ? (mine ? W.yourSeat : W.personSeat) : W.botOf(seat.player);
   const parts = [el("b", { text: W.Seat(seat.seat) }), who];
   if (seat.player === "person") {
     const link = new URL(seat.link, location.origin).href;

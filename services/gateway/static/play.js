@@ -391,7 +391,7 @@ async function waitForStart() {
   $("status").textContent = W.waitingForHost;
   $("waiting-seats").replaceChildren(...body.seats.map((s) => el("li", { "data-seat": s.seat, class: s.joined ? "joined" : "" },
     el("b", { text: W.Seat(s.seat) }), " \u00b7 ",
-    s.player === "person" ? (s.seat === seat ? W.yourSeat : W.personSeat) : W.botSeat(s.player),
+    s.player === "person" ? (s.seat === seat ? W.yourSeat : W.personSeat) : W.botOf(s.player),
     s.player === "person" ? el("span", { class: "badge", text: s.joined ? W.joinedMark : W.notJoinedYet }) : "")));
   setTimeout(waitForStart, 2000);
 }

@@ -88,7 +88,12 @@ const COMPOSED = {
   joinedCount: (n, of) => say("web.joinedCount", { count: n, of }),
   problem: { too_many_commands: say("web.problemTooManyCommands"), no_answer: say("web.problemNoAnswer"),
     token_expired: say("web.problemTokenExpired") },
-  seatChoice: { person: say("web.seatPerson"), greedy: say("web.seatGreedy"), random: say("web.seatRandom") },
+  // who may sit in a seat, as the new-game form offers it: a person, or a bot by its level
+  seatChoice: { person: say("web.seatPerson"), easy: say("web.botEasy"), normal: say("web.botNormal"),
+    hard: say("web.botHard") },
+  // a bot seat, by the level its bot plays at (the random, greedy and strong bots); another bot by its name
+  botOf: (name) => ({ random: say("web.botEasy"), greedy: say("web.botNormal"), strong: say("web.botHard") }[name]
+    || say("web.botSeat", { name })),
   reasons: new Proxy({}, { get: (_, name) => say(`reason.${String(name)}`) }),
   claimOutcome: { won: say("web.claimWon"), turn_player_took: say("web.claimTurnPlayerTook"),
     nearer_claimant: say("web.claimNearerClaimant") },

@@ -1,0 +1,165 @@
+"""The strong bot: it decides from its seat's sight alone, its moves are never refused, the same seed gives the
+same game, and it beats the greedy bot. The 400-game figures are the bench's (`python -m bench bots`)."""
+import random
+import typing
+
+import pytest
+
+from zioncheck.application.seeds import Dealer, seeded
+from zioncheck.application.simulation import play_game, play_hand
+from zioncheck.application.turns import InProcessTable
+from zioncheck.bots import make_bot
+from zioncheck.bots.shortfall import shortfall
+from zioncheck.bots.sight import Sight, sight_of
+from zioncheck.bots.strong import StrongBot
+from zioncheck.contracts.commands import ClaimDiscard, Discard, GoDown, LayOff, StartGame, TakeDiscard
+from zioncheck.domain.state import GameState, PlacedMeld
+
+
+def hidden_cards_shuffled(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """The same game as `seat` sees it, with every card it cannot see (the others' hands, the stock) dealt anew:
+    the same sizes, other cards."""
+    others = [s for s in range(state.players) if s != seat]
+    hidden = [card for s in others for card in state.hands[s]] + list(state.stock)
+    rng.shuffle(hidden)
+    hands = list(state.hands)
+    for s in others:
+        hands[s], hidden = tuple(hidden[:len(hands[s])]), hidden[len(hands[s]):]
+    return GameState(**{**{f: getattr(state, f) for f in state.__struct_fields__},
+                        "hands": tuple(hands), "stock": tuple(hidden)})
+
+
+class Watched:
+    """The strong bot at a real table, asked each question twice more: once with the hidden cards dealt anew."""
+
+    def __init__(self, rng: random.Random):
+        self.bot, self.rng, self.asked, self.differed = StrongBot(rng), random.Random(5), 0, []
+
+    def move(self, state, seat):
+        return self._same(state, seat, lambda bot, s: bot.move(s, seat))
+
+    def out_of_turn(self, state, seat):
+        return self._same(state, seat, lambda bot, s: bot.out_of_turn(s, seat))
+
+    def _same(self, state, seat, ask):
+        other = hidden_cards_shuffled(state, seat, self.rng)
+        assert other.hands[seat] == state.hands[seat] and other.hands != state.hands or len(state.hands) < 2
+        seen, unseen = ask(StrongBot(random.Random(1)), state), ask(StrongBot(random.Random(1)), other)
+        self.asked += 1
+        if seen != unseen:
+            self.differed.append((seen, unseen))
+        return ask(self.bot, state)
+
+
+def test_the_strong_bot_decides_the_same_whatever_the_cards_it_cannot_see():
+    rng = random.Random(3)
+    dealer = Dealer(seeded(3, "hidden"))
+    table = InProcessTable(dealer=dealer)
+    watched = Watched(rng)
+    bots = [watched, make_bot("greedy", rng), make_bot("greedy", rng)]
+    table.handle(StartGame(game_id="hidden", players=3))
+    for _ in range(3):   # three hands: sets, a set and a run, two runs
+        table.handle(dealer.deal(table.state))
+        play_hand(table, bots, rng)
+        table.handle(dealer.reveal(table.state.hand))
+    assert watched.asked > 100
+    assert watched.differed == []
+
+
+def test_the_strong_bots_sight_holds_no_card_of_another_hand_or_of_the_stock():
+    table = play_game(["greedy", "greedy", "greedy"], 4, "sight")   # a game over: its last hand's cards are all known
+    state = table.state
+    sight = sight_of(state, 1)
+    assert sight == sight_of(hidden_cards_shuffled(state, 1, random.Random(8)), 1)
+    assert sight.cards == state.hands[1]
+    assert sight.hand_sizes == tuple(len(hand) for hand in state.hands)
+    assert sight.stock == len(state.stock)
+    types = typing.get_type_hints(Sight)
+    held = {name for name, kind in types.items() if kind == tuple[str, ...]}
+    assert held == {"cards", "discard"}, "the only cards it holds are its own and the pile's (and the table's melds)"
+    assert types["stock"] is int and types["hand_sizes"] == tuple[int, ...], "of the hidden cards, only counts"
+
+
+@pytest.mark.parametrize("players", range(2, 9))
+def test_the_strong_bot_never_sends_a_refused_command(players):
+    """play_game raises on the first refused bot move (R18), so a finished game had none."""
+    names = [("strong", "greedy", "random")[seat % 3] for seat in range(players)]
+    assert play_game(names, players, f"strong-never-refused-{players}").state.game_over
+
+
+def test_strong_bots_alone_finish_their_games():
+    assert play_game(["strong"] * 4, 9, "strong-only").state.game_over
+
+
+def test_the_same_seed_gives_the_strong_bot_the_same_game():
+    first = play_game(["strong", "greedy"], 12, "again").log
+    assert play_game(["strong", "greedy"], 12, "again").log == first
+
+
+def test_the_strong_bot_beats_the_greedy_bot_in_most_two_seat_games():
+    """A smoke test at a loose threshold: the bench plays 400 games for the figure (docs/bots.md)."""
+    games, won = 30, 0
+    for i in range(games):
+        seats = ["strong", "greedy"] if i % 2 == 0 else ["greedy", "strong"]
+        state = play_game(seats, i, f"strong-vs-greedy-{i}").state
+        won += seats.index("strong") in state.winners
+    assert won >= 0.6 * games, f"the strong bot won {won} of {games}"
+
+
+# --- single decisions, from a sight made by hand ---------------------------------------------------------------
+
+def sight(cards: str, *, hand_no: int = 1, top: str = "", discarder: int = 1, turn: int = 2, drawn: bool = False,
+          down: tuple[bool, ...] = (False, False, False), table: tuple[PlacedMeld, ...] = ()) -> Sight:
+    """Seat 0's sight at a three-seat table, two decks, the stock half full."""
+    return Sight(seat=0, players=3, decks=2, hand_no=hand_no, cards=tuple(cards.split()), hand_sizes=(10, 10, 10),
+                 table=table, discard=(top,) if top else (), discarders=(discarder,) if top else (), down=down,
+                 turn=turn, drawn=drawn, window_open=bool(top), stock=40, reshuffles=0, totals=(0, 0, 0))
+
+
+def test_r11a_the_strong_bot_claims_a_discard_that_brings_its_contract_nearer():
+    ready = sight("7S 7D 9C 9H 2C 4D 6H 8S JC KD", top="7C")
+    assert StrongBot(random.Random(0)).react(ready) == [ClaimDiscard(seat=0)]
+
+
+def test_r11a_the_strong_bot_lets_a_discard_go_that_does_not_help():
+    ready = sight("7S 7D 9C 9H 2C 4D 6H 8S JC KD", top="QH")
+    assert StrongBot(random.Random(0)).react(ready) == []
+
+
+def test_r10_the_strong_bot_takes_the_discard_on_its_turn_when_it_helps():
+    mine = sight("7S 7D 9C 9H 2C 4D 6H 8S JC KD", top="9S", turn=0)
+    assert StrongBot(random.Random(0)).decide(mine) == TakeDiscard(seat=0)
+
+
+def test_r12_the_strong_bot_goes_down_as_soon_as_it_holds_the_contract():
+    mine = sight("7S 7D 7C 9C 9H 9S 4D 6H 8S JC KD", turn=0, drawn=True)
+    assert isinstance(StrongBot(random.Random(0)).decide(mine), GoDown)
+
+
+def test_the_strong_bot_sheds_a_card_that_helps_least_and_keeps_its_pairs():
+    mine = sight("7S 7D 9C 9H 2C 4D 6H QS JC KD AC", turn=0, drawn=True)
+    shed = StrongBot(random.Random(0)).decide(mine)
+    assert isinstance(shed, Discard) and shed.card not in {"7S", "7D", "9C", "9H"}
+
+
+def test_r13_once_down_the_strong_bot_lays_off_what_it_can_before_it_discards():
+    run = PlacedMeld(owner=1, index=0, kind="run", cards=("5H", "6H", "7H", "8H"), low=5)
+    mine = sight("KC 9H 4S", turn=0, drawn=True, down=(True, True, False), table=(run,))
+    assert StrongBot(random.Random(0)).decide(mine) == LayOff(seat=0, target=(1, 0), card="9H", end="high")
+
+
+def test_r13_the_strong_bot_does_not_throw_a_card_a_seat_that_is_down_could_lay_off():
+    run = PlacedMeld(owner=1, index=0, kind="run", cards=("5S", "6S", "7S", "8S"), low=5)
+    mine = sight("7S 7D 7C 10C 10H 2C 2H KC KH 4S 9D", turn=0, drawn=True, down=(False, True, False), table=(run,))
+    assert StrongBot(random.Random(0)).decide(mine) == Discard(seat=0, card="9D")
+
+
+def test_r12a_two_runs_of_one_suit_that_touch_are_one_run_to_the_shortfall():
+    assert shortfall(("AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "KD"), 0, 2)[0] == 1
+    assert shortfall(("AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "KD"), 0, 2)[0] == 0
+
+
+def test_r6_a_joker_fills_any_place_the_hand_lacks():
+    short, outs = shortfall(("7S", "7D", "9H", "10H", "JH", "2C"), 1, 1)
+    assert short == 2 and {"7C", "8H", "QH", "JK"} <= outs
+    assert shortfall(("7S", "7D", "9H", "10H", "JH", "2C", "JK"), 1, 1)[0] == 1
