@@ -170,6 +170,12 @@ async def test_after_its_retention_a_finished_game_leaves_the_hot_streams_and_a_
         gone = ARCHIVE_FAILURES.labels("gone")._value.get()
         assert await running.by_name["archiver"].archive(game) is None, "its end again: nothing left to do"
         assert ARCHIVE_FAILURES.labels("gone")._value.get() == gone
+        replayed = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "zioncheck.cli.main", "replay", game, *nats_server.cli_args,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await replayed.communicate()
+        assert replayed.returncode == 0, err
+        assert state_hash(follower.state) in out.decode(), "replayed from its archive, the same game"
         [drawn] = await live.outcome(await client.send(live.game, DrawStock(seat=0)))
         assert drawn.card == "5S", "and it plays on"
     finally:
