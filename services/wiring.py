@@ -4,10 +4,9 @@
 tests read SERVICES; adding a service is adding one ServiceSpec here. Each service gets
 its own FastStream broker (its own connection, logged in as its own role), so they can
 run together in one process or one per process. The log's readers are FastStream pull
-subscribers, one per partition's log stream (the archiver's too, and one on its removals);
-the table's commands, one message per move of
-every game, come through a PinnedConsumer on the broker's connection, one pinned pull
-consumer per partition (services/bus/consumers.py says why).
+subscribers, one per partition's log stream (the archiver's too, and one on its removals); the
+table's commands, one message per move of every game, come through a PinnedConsumer on the
+broker's connection, one pinned pull consumer per partition (services/bus/consumers.py says why).
 Handlers decode, call the service, and settle; retries, sequences and headers live in
 the log store, not here.
 """

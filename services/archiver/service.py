@@ -3,9 +3,11 @@ hot streams (docs/history.md, The archiver).
 
 Archiving, when a game ends (the log's hand batch with GameEnded, which an abandoned game's holds too):
 
-1. Settled? The game's pending deadline is taken out first (a game over takes no timeout), then the
-   table must have decided every command stored for the game (its consumer's ack floor), and every hand
-   the dealer dealt must have its seed revealed (a stacked game's starter deals, with no seeds). Not yet:
+1. Settled? The game must still be over in its log (an end delivered again once the game has left the
+   hot streams finds nothing to do). Its pending deadline is taken out (a game over takes no timeout);
+   then the table must have decided every command stored for the game (its consumer's ack floor), and
+   every hand the dealer dealt must have its seed revealed (a stacked game's starter deals, with no
+   seeds). Not yet:
    the end comes again a little later (nak with a delay), for SETTLE_SECONDS after the game ended at
    most; then the game is archived as the store holds it, and that is said.
 2. The record: the game's commands and log batches as its partition's streams stored them (the log up to
@@ -24,8 +26,9 @@ game's archive written again is the same file; an archive already under the name
 this game's and intact (one content a game, even when the streams grew meanwhile); the index entry
 found is checked to be this game's.
 
-Removal, when the server delivers zc.remove.<key>: the game must be over in its log (a game in play is
-never touched), indexed, and its archive in the store. Then its commands up to the last one archived,
+Removal, when the server delivers zc.remove.<key> (with its schedule's Nats-Scheduler mark, which no
+client can set): the game must be over in its log (a game in play is never touched), indexed, and its
+archive in the store. Then its commands up to the last one archived,
 its pending deadline, its log up to the last batch archived, its feed, scores, views and standings are
 purged, in that order (the log after the commands: a game whose log is left is over and takes nothing).
 A message stored after the archive was made stays, and is counted; so does one in a stream made
@@ -199,7 +202,8 @@ class ArchiverService:
             raise Waiting(waiting)
         if waiting:
             log.warning("archived_unsettled", game=key, waited_for=waiting, seconds=SETTLE_SECONDS)
-        archived = await self._store(self._record(key, commands, batches))
+        # Folding, packing and checking a game take milliseconds of CPU: in a thread, beside the other services.
+        archived = await self._store(await asyncio.to_thread(self._record, key, commands, batches))
         _fault("written")
         indexed = await self._index(archived)
         if not indexed:
@@ -272,15 +276,15 @@ class ArchiverService:
 
     async def _store(self, record: GameRecord) -> Archived:
         """The archive written (or found written: this game's, intact), read back and checked."""
-        data = pack(record, self.signing_key)
+        data = await asyncio.to_thread(pack, record, self.signing_key)
         manifest = record.manifest
         where = f"{manifest.key}.zca"
         existing = await self._read(where)
-        theirs = self._intact(existing) if existing not in (None, data) else None
+        theirs = await self._intact(existing) if existing not in (None, data) else None
         if theirs is not None and theirs.record.manifest.started_at != manifest.started_at:
             where = f"{manifest.key}.{manifest.started_at}.zca"   # the id of an earlier game, archived under it
             existing = await self._read(where)
-            theirs = self._intact(existing) if existing not in (None, data) else None
+            theirs = await self._intact(existing) if existing not in (None, data) else None
         if theirs is not None and theirs.record.manifest.started_at == manifest.started_at:
             # This game's, made from an earlier look at its streams: kept, so that a game has one content.
             data, record = existing, theirs.record
@@ -296,9 +300,10 @@ class ArchiverService:
         if back != data:
             raise Failed("read_back", f"{self.store} gave back {len(back or b'')} bytes for {where}, not the "
                                       f"{len(data)} written")
-        if self._intact(back) is None:
+        problems = await asyncio.to_thread(self._problems, back)
+        if problems:
             raise Failed("verify", f"the archive read back from {where} does not verify: "
-                                   f"{', '.join(p.what for p in self._problems(back))}")
+                                   f"{', '.join(p.what for p in problems)}")
         return Archived(record=record, where=where, size=len(data))
 
     async def _read(self, where: str) -> bytes | None:
@@ -312,13 +317,13 @@ class ArchiverService:
         hands, or a seed the dealer never gave in SETTLE_SECONDS)."""
         return [p for p in verify(data, self.public_key) if p.what != "seed_missing"]
 
-    def _intact(self, data: bytes) -> Archive | None:
+    async def _intact(self, data: bytes) -> Archive | None:
         """The archive `data` holds when it is one the house signed and nothing in it changed."""
         try:
             archive = unpack(data)
         except Damaged:
             return None
-        return None if self._problems(data) else archive
+        return None if await asyncio.to_thread(self._problems, data) else archive
 
     async def _index(self, archived: Archived) -> str:
         """The game's entry in the history index, written once: "written", or "found" (written before a crash),

@@ -13,9 +13,9 @@ server's configuration and the files a deployment includes (`zioncheck credentia
     dealer      dealer commands, its seed bucket     hand boundaries of the log, its seeds
     scoring     scores, standings                    hand boundaries of the log
     projector   the feed, views                      the log
-    archiver    the archive bucket, the history      the commands and the log (hand boundaries), the
-                index, games' removals (ZC_REMOVALS); archive bucket, the index, removals due; the
-                purges of finished games             table's progress through the commands
+    archiver    the archive bucket, the history      the commands and the log (hand boundaries),
+                index, games' removals, purges of    the archive bucket, the index, removals due,
+                finished games                       the table's progress through the commands
     intake      seat commands into their stream,     requests on zc.in.* (the only door for commands),
                 games it lets start into the         the register of games in play
                 register of games in play

@@ -264,6 +264,8 @@ def removal_headers(game: str, at: str) -> dict[str, str]:
     """The headers that make a message on removal_subject a schedule: deliver it on remove_subject at `at`
     (RFC 3339, UTC)."""
     return {"Nats-Schedule": f"@at {at}", "Nats-Schedule-Target": remove_subject(game)}
+
+
 RECORDS_SUBJECTS = "zc.records.*.>"   # where tenants ask the records service about their archived games
 PARTS_HEADER = "Zc-Parts"            # how many parts the records service sends an archive in
 

@@ -34,8 +34,8 @@ class ScoringService:
         self.published: dict[str, Standings] = {}   # what KV zc_standings holds for each game
 
     async def on_log(self, game: str, seq: int, headers: dict | None, batch: Batch) -> None:
-        # read your writes
-        standings, scores = fold_standings.of_boundaries(await read_batches(self.js, game, "hand", at_least=seq))
+        boundaries = await read_batches(self.js, game, "hand", at_least=seq)   # read your writes
+        standings, scores = fold_standings.of_boundaries(boundaries)
         if standings is None:
             return
         kv = await self.js.key_value(STANDINGS)
