@@ -37,6 +37,7 @@ from zioncheck.services.bus.topology import (
     archive_stream,
     commands_stream,
     feed_subject,
+    game_key,
     history_subject,
     kv_stream,
     kv_subject,
@@ -51,6 +52,7 @@ from zioncheck.services.bus.topology import (
     standings_key,
     stored_command_subject,
     stream_configs,
+    tenant_of,
     view_keys,
 )
 from zioncheck.services.observability import ARCHIVE_FAILURES, LEFT_HOT
@@ -63,18 +65,19 @@ HANDS = [["AS", "2S", "9D"], ["3S", "4S", "9C"]]
 STOCK = ["5S", "6S", "7S"]
 
 
-async def finished_game(client: GameClient, players: int = 4) -> Follower:
+async def finished_game(client: GameClient, players: int = 4, tenant: str = DEFAULT_TENANT) -> Follower:
     """A bot game of one hand, the last, played to its end by the bots service."""
-    game = new_game()
+    game = game_key(tenant, new_game())
     follower = await client.follow(game)
-    await client.send(game, StartGame(game_id=game, players=players, first_hand=6, seats=["greedy"] * players))
+    await client.send(game, StartGame(game_id=tenant_of(game)[1], players=players, first_hand=6,
+                                      seats=["greedy"] * players))
     await follower.wait_until(lambda f: f.state.game_over, timeout=120)
     return follower
 
 
 async def entry_of(client: GameClient, game: str, timeout: float = 60.0) -> IndexEntry:
     """The game's entry in the history index, as soon as the archiver writes it."""
-    sub = await client.js.subscribe(history_subject(DEFAULT_TENANT, game), ordered_consumer=True)
+    sub = await client.js.subscribe(history_subject(*tenant_of(game)), ordered_consumer=True)
     try:
         msg = await sub.next_msg(timeout=timeout)
     finally:
@@ -149,6 +152,18 @@ async def test_a_game_played_to_its_end_is_archived_byte_for_byte_signed_verifie
         assert await subject_counts(client.js, HISTORY, history_subject(DEFAULT_TENANT, game)) == {
             history_subject(DEFAULT_TENANT, game): 1}
         assert await archives(client) == (1, 1)
+    finally:
+        await running.stop()
+
+
+async def test_a_tenants_game_is_archived_under_its_key_and_indexed_under_its_tenant(nats_server, client):
+    running = await Services().start(SERVICES, nats_server.access)
+    try:
+        game = (await finished_game(client, tenant="acme")).game
+        entry = await entry_of(client, game)
+        assert (entry.manifest.tenant, entry.manifest.key, entry.where) == ("acme", game, f"{game}.zca")
+        assert game.startswith("acme=") and entry.manifest.game == tenant_of(game)[1]
+        assert verify(await BucketStore(client.js).get(entry.where), public_key(nats_server.credentials)) == []
     finally:
         await running.stop()
 
