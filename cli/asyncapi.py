@@ -26,7 +26,7 @@ from typing import Literal
 
 import msgspec
 
-from zioncheck.contracts.archive import HistoryAsk, HistoryPage, PartAsk, RecordsRefused
+from zioncheck.contracts.archive import HistoryAsk, HistoryPage, IndexEntry, PartAsk, RecordsRefused, Removal
 from zioncheck.contracts.commands import (
     DEALER,
     PLAY,
@@ -45,8 +45,11 @@ from zioncheck.contracts.log import Batch
 from zioncheck.contracts.scores import HandScored, Standings
 from zioncheck.contracts.views import PublicView, SeatView
 from zioncheck.services.bus.topology import (
+    ARCHIVE_BUCKET,
     BATCH_HEADER,
     FEED,
+    HISTORY,
+    REMOVALS,
     RESHUFFLE,
     SCORES,
     STANDINGS,
@@ -54,6 +57,7 @@ from zioncheck.services.bus.topology import (
     commands_stream,
     feed_subject,
     game_key,
+    history_subject,
     intake_subject,
     kv_subject,
     log_stream,
@@ -62,6 +66,8 @@ from zioncheck.services.bus.topology import (
     public_view_key,
     records_subject,
     rejected_subject,
+    removal_subject,
+    remove_subject,
     schedule_subject,
     score_subject,
     seat_view_key,
@@ -170,6 +176,12 @@ SCORE_ID = Header("Nats-Msg-Id", "score:<game>:<hand>: one score message per han
 FEED_ID = Header("Nats-Msg-Id", (
     "feed:<game>:<seq>: one message per log batch; a rebuild (zioncheck rebuild-views --feed) "
     "republishes without it, so a reader drops any seq it has already applied."))
+INDEX_ID = Header("Nats-Msg-Id", "index:<game>:<started_at>: the archiver's, one entry a game.", required=True)
+REMOVAL_AT = Header("Nats-Schedule", "@at <RFC 3339 UTC time>: when the game's retention has run.", required=True)
+REMOVAL_TARGET = Header("Nats-Schedule-Target", "zc.remove.<game>: where the server delivers it.", required=True)
+REMOVAL_BY = Header("Nats-Scheduler", (
+    "zc.removal.<game>: set by the server on what a schedule delivers; the archiver removes a game only "
+    "when its own schedule delivered the removal."), required=True)
 CAUSE = Header("Zc-Cause", (
     "The commands-stream sequence (publish ack seq) of the refused command, in decimal."),
     required=True, pattern="^[1-9][0-9]*$")
@@ -261,6 +273,20 @@ CHANNELS = {
         "the table may ask and only the dealer may listen; the dealer answers only for a live hand "
         "whose stock is empty, with the count of that hand's real pile.")),
     "reshuffleReply": Channel(None, "Reshuffle replies", "The requester's reply inbox."),
+    "history": Channel(history_subject(TENANT, GAME), "History index", (
+        f"Stream {HISTORY}: one IndexEntry a finished game, written by the archiver once the game's signed "
+        f"archive is in the Object Store bucket {ARCHIVE_BUCKET} (or a folder of files), read back and verified; "
+        "`where` names it there. Kept for ever: the stream takes one entry a subject and refuses a second, "
+        "and nobody deletes or purges one. Read it by batched direct gets (`zioncheck history`).")),
+    "removals": Channel(removal_subject(GAME), "A finished game's removal", (
+        f"A JetStream message schedule in stream {REMOVALS}, the archiver's alone: the game's removal from the "
+        "hot streams, due when its retention has run (`zioncheck serve --retention`), naming what its archive "
+        "holds. Only the archiver publishes here, after the game's index entry.")),
+    "removalsDue": Channel(remove_subject(GAME), "Removals due", (
+        f"What a removal's schedule delivers when it is due (stream {REMOVALS}). Nobody may publish here. "
+        "The archiver then checks that the game is over in its log, indexed, and its archive in the store, "
+        "and purges the game's commands and log up to what the archive holds, its pending deadline, feed, "
+        "scores, views and standings.")),
 }
 
 OPERATIONS = {
@@ -284,6 +310,11 @@ OPERATIONS = {
                               reply="archiveReply"),
     "replyReshuffle": Operation("receive", "reshuffle", "The dealer answers the table's R16 reshuffle request.",
                                 reply="reshuffleReply"),
+    "receiveHistory": Operation("receive", "history", "Read a finished game's entry in the history index."),
+    "scheduleRemoval": Operation("send", "removals", "The archiver sets a finished game's removal from the hot "
+                                 "streams."),
+    "receiveRemoval": Operation("receive", "removalsDue", "The archiver takes a finished game out of the hot "
+                                "streams when its removal falls due."),
 }
 
 MESSAGES = [
@@ -316,6 +347,10 @@ MESSAGES = [
     Message("replyReshuffle", ReshuffleRequest, "How many cards lie below the pile's top card."),
     Message("replyReshuffle", Reshuffle, "The order of the new stock.", reply=True),
     Message("replyReshuffle", ReshuffleRefused, "No order: the reshuffle asked is not due.", reply=True),
+    Message("receiveHistory", IndexEntry, "What a finished game's archive holds, and where it is.", (INDEX_ID,)),
+    Message("scheduleRemoval", Removal, "The game's removal, once its retention has run.",
+            (REMOVAL_AT, REMOVAL_TARGET)),
+    Message("receiveRemoval", Removal, "The game's removal, due.", (REMOVAL_BY,)),
 ]
 
 

@@ -1,6 +1,7 @@
 """`zioncheck serve`: run the services for real use, all or one by name."""
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from zioncheck.cli.options import (
     serve_metrics,
     whole,
 )
+from zioncheck.services.archiver.service import DEFAULT_RETENTION, MAX_RETENTION
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
@@ -24,7 +26,7 @@ from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.gateway.limits import Limits
 from zioncheck.services.gateway.server import Running
 from zioncheck.services.observability import configure_logging
-from zioncheck.services.wiring import SERVICES, Services, TopologyMissing
+from zioncheck.services.wiring import SERVICES, Services, Settings, TopologyMissing
 
 # Not a FastStream subscriber: the HTTP and WebSocket gateway runs beside them, and only when named.
 CHOICES = (*SERVICES, "gateway")
@@ -41,6 +43,10 @@ def add(sub) -> None:
     add_bus(p)
     p.add_argument("--replicas", type=whole, metavar=words.METAVAR_N, help=words.SERVE_REPLICAS_HELP)
     add_service_options(p, "info")
+    p.add_argument("--archive", metavar=words.METAVAR_DIR, type=Path, help=words.SERVE_ARCHIVE_HELP)
+    p.add_argument("--retention", type=number, default=DEFAULT_RETENTION, metavar=words.METAVAR_SECONDS,
+                   help=words.SERVE_RETENTION_HELP.format(low=0, high=f"{MAX_RETENTION:.0f}",
+                                                          default=f"{DEFAULT_RETENTION:.0f}"))
     p.add_argument("--host", default="127.0.0.1", metavar=words.METAVAR_HOST,
                    help=words.GATEWAY_HOST_HELP.format(default="127.0.0.1"))
     p.add_argument("--port", type=whole, default=8080, metavar=words.METAVAR_PORT,
@@ -100,25 +106,44 @@ def main(args) -> int:
     limits = _limits(args)
     check_service_options(args)
     check_range("--port", args.port, *PORTS)
+    if not 0 <= args.retention <= MAX_RETENTION:   # said in whole seconds: check_range's %g would write 3.1536e+08
+        raise CommandFailed(words.OPTION_OUT_OF_RANGE.format(option="--retention", low=0, high=f"{MAX_RETENTION:.0f}",
+                                                             value=f"{args.retention:g}"))
+    if args.archive is not None:
+        _check_archive_folder(args.archive)
     configure_logging(args.log_level)
     serve_metrics(args.metrics_port)
     with bus(args.nats_url, args.credentials) as access:
         try:
             asyncio.run(_serve(args.services or list(SERVICES), access, args.replicas, args.host, args.port,
-                               args.platform_keys, limits, args.public_lobby))
+                               args.platform_keys, limits, args.public_lobby,
+                               Settings(archive=args.archive, retention=args.retention)))
         except (NoGateway, TopologyMissing, PartitionMismatch, NoPartitions) as error:
             raise CommandFailed(str(error)) from None
     return 0
 
 
+def _check_archive_folder(folder: Path) -> None:
+    """CommandFailed, in one line, unless archives can be written in `folder` (made when missing)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".zioncheck-{os.getpid()}.probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise CommandFailed(words.ARCHIVE_FOLDER_UNUSABLE.format(folder=folder, reason=words.os_reason(error))
+                            ) from None
+
+
 async def _serve(names: list[str], access: Access, replicas: int | None, host: str, port: int,
-                 platform_keys: Path | None, limits: Limits, public_lobby: bool | None = None) -> None:
+                 platform_keys: Path | None, limits: Limits, public_lobby: bool | None = None,
+                 settings: Settings | None = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     subscribers = [name for name in names if name != "gateway"]
-    services = await Services().start(subscribers, access, replicas=replicas)
+    services = await Services().start(subscribers, access, replicas=replicas, settings=settings)
     try:
         gateway = await Running.start(access, host, port, platform_keys=platform_keys, limits=limits,
                                       public_lobby=public_lobby) \

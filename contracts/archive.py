@@ -107,6 +107,19 @@ class Archive(msgspec.Struct, frozen=True, kw_only=True):
     signature: bytes
 
 
+class Removal(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished game's removal from the hot streams once its retention has run: a message schedule the
+    archiver keeps on `zc.removal.<key>` (stream ZC_REMOVALS, JSON), which the server delivers on
+    `zc.remove.<key>` when due. The archiver then takes out of the hot streams what the archive `where`
+    holds: the game's commands up to stream sequence `commands_to` of its partition's commands stream, its
+    log batches up to `log_to`, and its feed, scores, views and standings, all folded from them."""
+    key: str
+    where: str
+    commands_to: int
+    log_to: int
+    v: int = 1
+
+
 class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
     """One archived game in the history index (stream ZC_HISTORY, subject
     `zc.history.<tenant>.<game>`, JSON): what `zioncheck history` lists without opening an archive."""

@@ -1,11 +1,17 @@
 """Where finished games' archives are kept, each read by its name in the store (`IndexEntry.where`):
-the NATS Object Store bucket `zc_archive`, or a folder of files (`--archive DIR`).
+the NATS Object Store bucket `zc_archive`, or a folder of files (`--archive DIR`). Another store is
+another class with the three methods of `ArchiveStore`.
 
     store = BucketStore(js)            or   FolderStore(Path("archive"))
     data = await store.get(entry.where)     # the archive's bytes, None when the store has no such name
+    await store.put(where, data)            # the archiver's: whole or not at all, on disk when it returns
 
-What an archive holds is application/archive.py's (`unpack`, `verify`); this reads bytes only.
+What an archive holds is application/archive.py's (`unpack`, `verify`); this reads and writes bytes only.
 """
+import asyncio
+import contextlib
+import os
+import secrets
 from pathlib import Path
 from typing import Protocol
 
@@ -23,6 +29,15 @@ class ArchiveStore(Protocol):
         """The archive stored under `where`, or None when there is none by that name."""
         ...
 
+    async def put(self, where: str, data: bytes) -> None:
+        """Store `data` under `where`, replacing what was there: a reader finds the old bytes or the new,
+        never a part, and the new are kept once this returns. ValueError for a name the store cannot hold."""
+        ...
+
+    async def exists(self, where: str) -> bool:
+        """Whether the store holds an archive under `where`."""
+        ...
+
 
 class TooLarge(Exception):
     """An archive past MAX_ARCHIVE_BYTES: no game's is, so it is not read."""
@@ -33,6 +48,44 @@ class FolderStore:
 
     def __init__(self, folder: Path):
         self.folder = folder
+
+    def __str__(self) -> str:
+        return f"folder {self.folder}"
+
+    @staticmethod
+    def _plain(where: str) -> bool:
+        return bool(where) and where == Path(where).name and where not in (".", "..") and not where.startswith(".")
+
+    async def put(self, where: str, data: bytes) -> None:
+        """A temporary file beside the archive, synced, then renamed over it, and the folder synced: after a
+        crash the name holds the old bytes or the new, whole."""
+        if not self._plain(where):
+            raise ValueError(f"not a file name in the archive folder: {where!r}")
+        if len(data) > MAX_ARCHIVE_BYTES:
+            raise TooLarge(where)
+        await asyncio.to_thread(self._write, where, data)
+
+    def _write(self, where: str, data: bytes) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        temporary = self.folder / f".{where}.{secrets.token_hex(4)}.part"
+        try:
+            with open(temporary, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, self.folder / where)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise
+        folder = os.open(self.folder, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+    async def exists(self, where: str) -> bool:
+        return self._plain(where) and (self.folder / where).is_file()
 
     async def get(self, where: str) -> bytes | None:
         if not where or where != Path(where).name or where in (".", ".."):
@@ -52,6 +105,28 @@ class BucketStore:
     def __init__(self, js: JetStreamContext, bucket: str = ARCHIVE_BUCKET):
         self.js, self.bucket = js, bucket
         self._objects: ObjectStore | None = None
+
+    def __str__(self) -> str:
+        return f"bucket {self.bucket}"
+
+    async def _bucket(self) -> ObjectStore:
+        if self._objects is None:
+            self._objects = await self.js.object_store(self.bucket)
+        return self._objects
+
+    async def put(self, where: str, data: bytes) -> None:
+        """The object's chunks, then its description naming them: a reader finds the old object or the new.
+        The server has stored each part when this returns (an object written again loses its old chunks)."""
+        if len(data) > MAX_ARCHIVE_BYTES:
+            raise TooLarge(where)
+        await (await self._bucket()).put(where, data)
+
+    async def exists(self, where: str) -> bool:
+        try:
+            await (await self._bucket()).get_info(where)
+        except (BucketNotFoundError, ObjectNotFoundError):
+            return False
+        return True
 
     async def get(self, where: str) -> bytes | None:
         try:

@@ -1,8 +1,8 @@
 """Reading the history index: the archived games a query asks for, without opening an archive.
 
 The archiver writes one `contracts.archive.IndexEntry` (JSON) a finished game on
-zc.history.<tenant>.<game>, in the stream ZC_HISTORY (one message a subject: a game archived again
-replaces its entry). The index is read by batched direct gets (log_store.read_some), 1,000 entries a
+zc.history.<tenant>.<game>, in the stream ZC_HISTORY (one message a subject, written once: the stream
+refuses a second entry for a game). The index is read by batched direct gets (log_store.read_some), 1,000 entries a
 request. A query from a date starts at the first entry stored since then (log_store.first_stored_at):
 a game is archived after it ends, so none that started later was indexed earlier. What matches is
 application/history.py's.

@@ -6,7 +6,8 @@ batches appended to its partition's log through the log store's guarded append, 
 `cause` renumbered to its command's new sequence: the table, reading the game's log, finds every
 copied command applied and goes on with the next. The services' consumers on the partition
 streams are made to start after the copies, so no service handles a moved game's history again
-(no second deal, no second score). The old streams stay as they were, to be removed by the
+(no second deal, no second score); but the archiver's, which reads every game's end from the start, so
+that the moved games are archived too. The old streams stay as they were, to be removed by the
 operator once the moved games are checked (`zioncheck games`, `zioncheck replay`). Standings name
 the log sequence they were folded up to; that is renumbered too.
 
@@ -140,8 +141,8 @@ async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> 
     for p in range(partitions):
         for spec in SPECS:
             for takes in spec.takes:
-                if takes.stream is None:
-                    continue
+                if takes.stream is None or takes.kind == "stored":   # the archiver's read from the start:
+                    continue                                          # the moved games are archived too
                 stream = takes.stream(p)
                 start = (await js.stream_info(stream)).state.last_seq + 1
                 try:  # made by a start of the services on the empty streams: made again, after the copies

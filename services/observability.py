@@ -30,6 +30,16 @@ INTAKE = Counter("zc_intake_total", "Commands handed to the intake: taken (store
 RECORDS = Counter("zc_records_total", "Tenants' questions the records service answered (list, get) or refused, "
                   "and archives the index names that the store could not give (missing)", ["outcome"])
 FEED_PUBLISHED = Counter("zc_feed_batches_total", "Redacted feed batches the projector published")
+GAMES_ARCHIVED = Counter("zc_games_archived_total", "Finished games archived: written, read back, verified and indexed")
+ARCHIVE_BYTES = Counter("zc_archive_bytes_total", "Bytes of the archives written")
+ARCHIVE_FAILURES = Counter("zc_archive_failures_total", "Steps of archiving or removing a game that failed, by step: "
+                           "each is tried again later, and nothing leaves the hot streams meanwhile", ["step"])
+ARCHIVE_WAITS = Counter("zc_archive_waits_total", "Ended games not archived yet because something the record needs "
+                        "was still to come, by what: the table's last commands, a hand's seed", ["waiting_for"])
+GAMES_REMOVED = Counter("zc_games_removed_total", "Archived games taken out of the hot streams once their retention "
+                        "ran")
+LEFT_HOT = Counter("zc_archive_left_hot_total", "Messages a removal left in the hot streams, by why: stored after "
+                   "the game's archive was made, or in a stream made denying purges", ["why"])
 
 
 _log_encoder = msgspec.json.Encoder(enc_hook=repr)   # anything JSON has no form for is logged as its repr

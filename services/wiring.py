@@ -4,32 +4,41 @@
 tests read SERVICES; adding a service is adding one ServiceSpec here. Each service gets
 its own FastStream broker (its own connection, logged in as its own role), so they can
 run together in one process or one per process. The log's readers are FastStream pull
-subscribers, one per partition's log stream; the table's commands, one message per move of
-every game, come through a PinnedConsumer on the broker's connection, one pinned pull
-consumer per partition (services/bus/consumers.py says why).
+subscribers, one per partition's log stream (the archiver's too, and one on its removals); the
+table's commands, one message per move of every game, come through a PinnedConsumer on the
+broker's connection, one pinned pull consumer per partition (services/bus/consumers.py says why).
 Handlers decode, call the service, and settle; retries, sequences and headers live in
 the log store, not here.
 """
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Literal
 
 import msgspec
 import structlog
 from faststream.nats import NatsBroker
 from faststream.security import SASLPlaintext
-from nats.aio.client import Client
-from nats.js import JetStreamContext
 from prometheus_client import Counter, Gauge, Histogram
 
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.log import decode_batch, encode
 from zioncheck.services import observability as metrics
+from zioncheck.services.archiver import service as archiver
 from zioncheck.services.bots.service import BOT_GAMES, BotsService
 from zioncheck.services.bus.access import Access, connect
-from zioncheck.services.bus.consumers import PinnedConsumer, raw_message, settle, settled, subscriber
+from zioncheck.services.bus.consumers import (
+    MAX_DELIVER,
+    PinnedConsumer,
+    raw_message,
+    settle,
+    settled,
+    subscriber,
+)
 from zioncheck.services.bus.game_queues import GameQueues
 from zioncheck.services.bus.topology import (
+    REMOVALS,
+    REMOVE_SUBJECTS,
     RESHUFFLE,
     commands_stream,
     ensure_topology,
@@ -53,15 +62,19 @@ log = structlog.get_logger("services")
 
 @dataclass(frozen=True)
 class Takes:
-    """One thing a service takes in. `log`: batches of the game log (in each partition a durable pull
-    consumer shared by every instance); `commands`: each partition's commands stream (a pull consumer
-    whose priority group pins one table instance at a time); `requests`: core NATS requests answered
-    by one instance of a queue group. `subject` and `stream` name partition p's."""
-    kind: Literal["log", "commands", "requests"]
+    """One thing a service takes in. `log`: batches of the game log, decoded (in each partition a durable
+    pull consumer shared by every instance); `stored`: a stream's messages as stored, handed to the
+    service's `on_stored` (a durable pull consumer likewise, one a stream); `commands`: each partition's
+    commands stream (a pull consumer whose priority group pins one table instance at a time);
+    `requests`: core NATS requests answered by one instance of a queue group. `subject` and `stream`
+    name partition p's. A message of a durable consumer is given up after `max_deliver` deliveries
+    (-1: never)."""
+    kind: Literal["log", "stored", "commands", "requests"]
     subject: Callable[[int], str]
     group: str            # the durable consumer or queue group every instance shares
     stream: Callable[[int], str] | None = None
     workers: int = 1
+    max_deliver: int = MAX_DELIVER
 
 
 def _all_commands(p: int) -> str:
@@ -77,12 +90,23 @@ def _literal(subject: str) -> Callable[[int], str]:
 
 
 @dataclass(frozen=True)
+class Settings:
+    """What services are built with besides their connections: where the logins are (the house's archive
+    key is beside them: None, the Access's folder), and where the archiver writes and how long it keeps
+    finished games hot (`zioncheck serve --archive DIR --retention SECONDS`)."""
+    credentials: Path | None = None
+    archive: Path | None = None          # a folder of archive files; None: the bucket zc_archive
+    retention: float = archiver.DEFAULT_RETENTION
+
+
+@dataclass(frozen=True)
 class ServiceSpec:
     name: str             # also its login's role (services/bus/access.py)
     does: str             # one line for people
-    build: Callable[[Client, JetStreamContext], object]
+    build: Callable[..., object]   # (connection, JetStream), and the Settings too when `configured`
     takes: tuple[Takes, ...]
     metrics: tuple[Counter | Gauge | Histogram, ...]
+    configured: bool = False
 
 
 SPECS = (
@@ -107,6 +131,18 @@ SPECS = (
                 lambda nc, js: ProjectorService(js),
                 (Takes("log", _all_log, "zc-projector", log_stream, workers=32),),
                 (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED)),
+    # Every game's end comes again until its archive is written, checked and indexed (max_deliver -1); a
+    # removal likewise, until the game is out of the hot streams. A few workers: a game's archive takes a
+    # few reads, a pack and a check.
+    ServiceSpec("archiver", "writes each finished game's signed archive and index entry, and takes the game out of "
+                "the hot streams once its retention has run",
+                lambda nc, js, settings: archiver.built(js, settings.credentials, settings.archive,
+                                                        settings.retention),
+                (Takes("stored", hand_boundaries, "zc-archiver", log_stream, workers=4, max_deliver=-1),
+                 Takes("stored", _literal(REMOVE_SUBJECTS), "zc-archiver", _literal(REMOVALS), workers=4,
+                       max_deliver=-1)),
+                (metrics.GAMES_ARCHIVED, metrics.ARCHIVE_BYTES, metrics.ARCHIVE_FAILURES, metrics.ARCHIVE_WAITS,
+                 metrics.GAMES_REMOVED, metrics.LEFT_HOT), configured=True),
     # Answers requests through NATS's Services API (its own queue group and discovery), so it is
     # started on its connection rather than wired here; stateless: run as many as the load needs.
     ServiceSpec("intake", "the one door for commands: checks each one and stores it in its game's partition",
@@ -133,6 +169,14 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
         return lambda nc: PinnedConsumer(nc, [stream(p) for p in range(partitions)],
                                          [takes.subject(p) for p in range(partitions)], takes.group,
                                          lambda: GameQueues(settled(handle, "command")))
+    if takes.kind == "stored":
+        stream = takes.stream or log_stream
+        for name, subject in dict.fromkeys((stream(p), takes.subject(p)) for p in range(partitions)):
+            @broker.subscriber(**subscriber(takes.group, subject, name, inbox, workers=takes.workers,
+                                            max_deliver=takes.max_deliver))
+            async def on_stored(raw) -> None:
+                await settle(raw, service().on_stored(raw), "stored", takes.max_deliver)
+        return None
     if takes.kind == "log":
         async def fold(raw) -> None:  # decoded inside settle: a batch no one can read is dropped at once
             await service().on_log(game_of(raw.subject), raw.metadata.sequence.stream, raw.headers,
@@ -170,9 +214,13 @@ class Services:
         self.topology_changes: list[str] = []   # what starting them changed in the streams, one line each
         self.partitions = 0                     # P, as the server's mapping says
 
-    async def start(self, names, access: Access, replicas: int | None = None) -> "Services":
-        """Start each named service logged in as its own role. The streams are made first, as the
-        operator, when its credentials are at hand; without them they must exist already."""
+    async def start(self, names, access: Access, replicas: int | None = None,
+                    settings: Settings | None = None) -> "Services":
+        """Start each named service logged in as its own role, built with `settings`. The streams are made
+        first, as the operator, when its credentials are at hand; without them they must exist already."""
+        settings = settings or Settings()
+        if settings.credentials is None:
+            settings = replace(settings, credentials=access.credentials)
         for name in names:
             if name not in BY_NAME:
                 raise ValueError(f"unknown service {name!r} (choose from {', '.join(SERVICES)})")
@@ -187,7 +235,7 @@ class Services:
                       for takes in spec.takes]
             await broker.connect()
             connection = broker.config.connection_state
-            built.append(spec.build(connection.connection, connection.stream))
+            built.append(spec.build(connection.connection, connection.stream, *([settings] * spec.configured)))
             await broker.start()
             self.brokers.append(broker)
             if (await layout(connection.stream)).partitions != partitions:

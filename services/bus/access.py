@@ -13,6 +13,9 @@ server's configuration and the files a deployment includes (`zioncheck credentia
     dealer      dealer commands, its seed bucket     hand boundaries of the log, its seeds
     scoring     scores, standings                    hand boundaries of the log
     projector   the feed, views                      the log
+    archiver    the archive bucket, the history      the commands and the log (hand boundaries),
+                index, games' removals, purges of    the archive bucket, the index, removals due,
+                finished games                       the table's progress through the commands
     intake      seat commands into their stream,     requests on zc.in.* (the only door for commands),
                 games it lets start into the         the register of games in play
                 register of games in play
@@ -39,7 +42,8 @@ durable consumers only.
 Hidden cards live in the log and in seat views; seeds live only in the dealer's bucket
 until the dealer reveals them in the log after the hand. No role but the operator may
 create, change, purge or delete a stream (but the table, which purges a game from the register
-of games in play once it is over), and nobody may publish on `zc.live.>` or on
+of games in play once it is over, and the archiver, which purges a finished game from the hot streams
+once its archive is written, checked and indexed), and nobody may publish on `zc.live.>` or on
 `zc.cmd.*.timer`: only the server itself republishes there what the log stored, and stores
 there the timeouts the table scheduled. A game's chat (`zc.chat.*.*`, core NATS, never stored) is
 the gateway's alone both ways: the gateway names each line's seat from the seat's token, so no
@@ -63,6 +67,7 @@ from zioncheck.services.bus.topology import (
     DEFAULT_TENANT,
     FEED,
     HISTORY,
+    HISTORY_SUBJECTS,
     INTAKE_GROUP,
     INTAKE_SUBJECTS,
     OPEN,
@@ -71,6 +76,8 @@ from zioncheck.services.bus.topology import (
     PARTITIONS_TOLD,
     RECORDS_GROUP,
     RECORDS_SUBJECTS,
+    REMOVAL_SUBJECTS,
+    REMOVALS,
     RESHUFFLE,
     SCHEDULE_SUBJECTS,
     SCORES,
@@ -80,6 +87,7 @@ from zioncheck.services.bus.topology import (
     VIEWS,
     StoreLimits,
     archive_stream,
+    archive_subjects,
     commands_stream,
     feed_subject,
     game_key,
@@ -101,8 +109,8 @@ from zioncheck.services.bus.topology import (
 
 log = structlog.get_logger("bus")
 headers.install()  # every service connects through here: each parses its messages' headers the faster way
-ROLES = ("operator", "table", "dealer", "scoring", "projector", "intake", "records", "gateway", "bots", "platform",
-         "spectator")
+ROLES = ("operator", "table", "dealer", "scoring", "projector", "archiver", "intake", "records", "gateway",
+         "bots", "platform", "spectator")
 ACCOUNT = "ZIONCHECK"
 
 
@@ -134,6 +142,19 @@ def _durable(stream: str, name: str) -> list[str]:
 
 def _kv_writes(bucket: str) -> list[str]:
     return [kv_subject(bucket, ">")]
+
+
+def _purge(stream: str) -> str:
+    """A purge of `stream`: of everything or of one subject's messages; only the operator, the table (the register
+    of games in play) and the archiver (what a finished game left in the hot streams) have one."""
+    return f"$JS.API.STREAM.PURGE.{stream}"
+
+
+def _purged_by_the_archiver(partitions: int) -> list[str]:
+    """The streams a finished game leaves once its retention has run, and the archiver's own: the archive bucket
+    (an object written again takes its old chunks away) and its removals."""
+    return [*(commands_stream(p) for p in range(partitions)), *(log_stream(p) for p in range(partitions)), FEED,
+            SCORES, kv_stream(VIEWS), kv_stream(STANDINGS), archive_stream(), REMOVALS]
 
 
 # Every JetStream client may ask which stream holds a subject and read its account's limits.
@@ -184,7 +205,7 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
     return {
         "operator": Permissions(publish=(">",), subscribe=(">",)),
         "table": _role([*log_writes, rejected_subject(ANY_GAME), RESHUFFLE, SCHEDULE_SUBJECTS, TABLES_HERE,
-                        OPEN_SUBJECTS, f"$JS.API.STREAM.PURGE.{OPEN}"],
+                        OPEN_SUBJECTS, _purge(OPEN)],
                        subscribe=[TABLES_HERE], reads=[*commands, *logs, OPEN], responds=True,
                        durables=[(c, "zc-tables") for c in commands], partitions=partitions),
         "dealer": _role([DEALER_COMMANDS, *_kv_writes(SEEDS)], subscribe=[RESHUFFLE],
@@ -194,6 +215,12 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                          durables=[(lg, "zc-scoring") for lg in logs], partitions=partitions),
         "projector": _role([feed_subject(ANY_GAME), *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS)],
                            durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
+        "archiver": _role([*archive_subjects(), HISTORY_SUBJECTS, REMOVAL_SUBJECTS,
+                           *[_purge(stream) for stream in _purged_by_the_archiver(partitions)],
+                           *[f"$JS.API.CONSUMER.INFO.{c}.zc-tables" for c in commands],
+                           *[f"$JS.API.CONSUMER.INFO.{s}.zc-archiver" for s in (*logs, REMOVALS)]],
+                          reads=[archive_stream()], gets=[*commands, *logs, HISTORY, REMOVALS],
+                          durables=[(s, "zc-archiver") for s in (*logs, REMOVALS)], partitions=partitions),
         "intake": _role([SEAT_COMMANDS, OPEN_SUBJECTS], subscribe=[INTAKE_SUBJECTS, *_discovery(INTAKE_GROUP)],
                         responds=True, gets=[OPEN], partitions=partitions),
         "records": _role([], subscribe=[RECORDS_SUBJECTS, *_discovery(RECORDS_GROUP)], responds=True,

@@ -46,9 +46,10 @@ PULL_SECONDS = 2.0
 MAX_DELIVER = 20
 
 
-def consumer_config() -> ConsumerConfig:
-    """A new one each time: nats-py fills in the config it is given when it creates a consumer."""
-    return ConsumerConfig(ack_wait=2, max_ack_pending=4096, max_deliver=MAX_DELIVER)
+def consumer_config(max_deliver: int = MAX_DELIVER) -> ConsumerConfig:
+    """A new one each time: nats-py fills in the config it is given when it creates a consumer. A
+    `max_deliver` of -1 delivers a message until it is acked (the archiver's: no game's end is given up)."""
+    return ConsumerConfig(ack_wait=2, max_ack_pending=4096, max_deliver=max_deliver)
 
 
 async def raw_message(message: StreamMessage) -> Msg:
@@ -57,27 +58,41 @@ async def raw_message(message: StreamMessage) -> Msg:
     return message.raw_message
 
 
-def subscriber(durable: str, subject: str, stream: str, inbox: str, workers: int = 1) -> dict:
+def subscriber(durable: str, subject: str, stream: str, inbox: str, workers: int = 1,
+               max_deliver: int = MAX_DELIVER) -> dict:
     """A FastStream pull subscriber's options; the handler settles each message itself. Its pulls
     are answered on `inbox`, the connection's own inbox prefix (no other login may read there)."""
     return dict(subject=subject, stream=JStream(stream, declare=False), durable=durable,
                 inbox_prefix=f"{inbox}.".encode(),
                 pull_sub=PullSub(batch_size=64, timeout=PULL_SECONDS), ack_policy=AckPolicy.MANUAL,
-                max_workers=workers, decoder=raw_message, config=consumer_config())
+                max_workers=workers, decoder=raw_message, config=consumer_config(max_deliver))
 
 
-async def settle(raw: Msg, work: Awaitable[None], what: str) -> None:
+class Again(Exception):
+    """What a handler raises when a message is to come again in `seconds`: something it needs is still to
+    come (no failure, nothing counted as one)."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"again in {seconds:g} s")
+        self.seconds = seconds
+
+
+async def settle(raw: Msg, work: Awaitable[None], what: str, max_deliver: int = MAX_DELIVER) -> None:
     """Ack once the work is done. A message that cannot be decoded is terminated at once
     (it would fail the same way for ever); any other failure naks with a delay, up to
-    MAX_DELIVER deliveries, so one bad message never stops a consumer."""
+    `max_deliver` deliveries (-1: for ever), so one bad message never stops a consumer. A handler
+    that raises Again has the message delivered again when it says."""
     try:
         await work
+    except Again as again:
+        await raw.nak(delay=again.seconds)
+        return
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         await drop(raw, what, f"undecodable: {error}")
         return
     except Exception as error:  # noqa: BLE001 - the consumer must outlive any one message
-        if raw.metadata.num_delivered >= MAX_DELIVER:
-            await drop(raw, what, f"failed {MAX_DELIVER} times, last: {error!r}")
+        if 0 < max_deliver <= raw.metadata.num_delivered:
+            await drop(raw, what, f"failed {max_deliver} times, last: {error!r}")
             return
         log.error("handler_failed", what=what, subject=raw.subject, error=repr(error))
         await raw.nak(delay=1)

@@ -43,6 +43,13 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
                       intake puts a game there before it stores its start (once it has counted the
                       tenant's games there), the table takes it out once it is over; the intake
                       stores no move of a game not there (services/bus/open_games.py)
+    zc.history.<tenant>.<game>  the history index (stream ZC_HISTORY): one contracts.archive.IndexEntry a
+                      game, written by the archiver once the game's archive is in the bucket zc_archive (an
+                      Object Store) or a folder, read back and checked; never replaced or removed
+    zc.removal.<game>  a finished game's removal from the hot streams, pending until its retention has run
+                      (stream ZC_REMOVALS, a message schedule the archiver sets); when due, the server
+                      delivers it on zc.remove.<game> and the archiver removes the game's commands, log,
+                      feed, scores, views and standings, which its archive holds
     zc.records.<tenant>.list, zc.records.<tenant>.get.<game>  a tenant asks the records service
                       (services/records) for its archived games and a game's signed archive
                       (request/reply; no stream captures it)
@@ -69,7 +76,7 @@ from dataclasses import dataclass
 
 import structlog
 from nats.js import JetStreamContext
-from nats.js.api import DiscardPolicy, KeyValueConfig, RePublish, StorageType, StreamConfig
+from nats.js.api import DiscardPolicy, KeyValueConfig, ObjectStoreConfig, RePublish, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
 from zioncheck.contracts.commands import TIMER
@@ -231,6 +238,34 @@ def archive_stream() -> str:
     return f"OBJ_{ARCHIVE_BUCKET}"
 
 
+def archive_subjects() -> list[str]:
+    """What the archive bucket's stream stores: its objects' chunks and their descriptions."""
+    return [f"$O.{ARCHIVE_BUCKET}.C.>", f"$O.{ARCHIVE_BUCKET}.M.>"]
+
+
+# A finished game's removal from the hot streams, once its retention has run (services/archiver): the archiver
+# keeps it as a message schedule on zc.removal.<key> in the house's stream ZC_REMOVALS, and the server delivers
+# it, when due, on zc.remove.<key>, where nobody else may publish.
+REMOVALS = "ZC_REMOVALS"
+REMOVAL_SUBJECTS, REMOVE_SUBJECTS = "zc.removal.*", "zc.remove.*"
+
+
+def removal_subject(game: str) -> str:
+    """Where the archiver keeps a finished game's removal, pending (`game`, its key)."""
+    return f"zc.removal.{game}"
+
+
+def remove_subject(game: str) -> str:
+    """Where the server delivers a game's removal when it falls due."""
+    return f"zc.remove.{game}"
+
+
+def removal_headers(game: str, at: str) -> dict[str, str]:
+    """The headers that make a message on removal_subject a schedule: deliver it on remove_subject at `at`
+    (RFC 3339, UTC)."""
+    return {"Nats-Schedule": f"@at {at}", "Nats-Schedule-Target": remove_subject(game)}
+
+
 RECORDS_SUBJECTS = "zc.records.*.>"   # where tenants ask the records service about their archived games
 PARTS_HEADER = "Zc-Parts"            # how many parts the records service sends an archive in
 
@@ -304,8 +339,10 @@ def chat_subject(game: str) -> str:
     return f"zc.chat.{_tenant_game(game)}"
 
 
-# What a tenant reads or sends, and the register of games in play, name the game by two tokens after these prefixes.
-_TENANT_FACING = {"in", "feed", "score", "rejected", "public", "view", "open", "$KV.zc_views", "$KV.zc_standings"}
+# What a tenant reads or sends, the register of games in play and the history index name the game by two tokens
+# after these prefixes.
+_TENANT_FACING = {"in", "feed", "score", "rejected", "public", "view", "open", "history", "$KV.zc_views",
+                  "$KV.zc_standings"}
 
 
 def game_of(subject: str) -> str:
@@ -391,9 +428,10 @@ class StoreLimits:
     game_batches: int = 40_000    # a whole game takes about 1,500
     tenant_games: int = 10_000    # games a tenant has in play at once: ZIONCHECK_TENANT_GAMES
 
-    # Each part's share of the total: the log and the commands are the record, the rest derived.
-    SHARES = {"commands": 0.20, "log": 0.50, FEED: 0.13, OPEN: 0.01, SCORES: 0.02, VIEWS: 0.10, STANDINGS: 0.02,
-              SEEDS: 0.02}
+    # Each part's share of the total: the log and the commands are the record while a game is hot, the archive
+    # for ever after (its games leave the hot streams once their retention has run); the rest is derived.
+    SHARES = {"commands": 0.12, "log": 0.42, FEED: 0.10, OPEN: 0.01, SCORES: 0.02, VIEWS: 0.07, STANDINGS: 0.02,
+              SEEDS: 0.02, ARCHIVE_BUCKET: 0.18, HISTORY: 0.02, REMOVALS: 0.02}
 
     def bytes_of(self, part: str, partitions: int = 1) -> int:
         return int(self.total_bytes * self.SHARES[part] / partitions)
@@ -431,13 +469,14 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
                          allow_direct=True, allow_msg_schedules=True, max_msg_size=MAX_COMMAND_BYTES,
                          max_msgs_per_subject=limits.game_batches, deny_delete=True,
                          **(common | {"discard": DiscardPolicy.OLD})),
-            StreamConfig(name=log_stream(p), subjects=log_stream_subjects(p), deny_delete=True, deny_purge=True,
+            # Purged only by the archiver, of a game whose archive is written, checked and indexed (access.py).
+            StreamConfig(name=log_stream(p), subjects=log_stream_subjects(p), deny_delete=True,
                          duplicate_window=120.0, allow_direct=True, republish=RePublish(
                              src=log_subject(p, "*", "*"), dest=live_subject("{{wildcard(1)}}", "{{wildcard(2)}}")),
                          max_bytes=limits.bytes_of("log", partitions),
                          max_msgs_per_subject=limits.game_batches, discard_new_per_subject=True, **common)]
     return per_partition + [
-        StreamConfig(name=SCORES, subjects=[score_subject(ANY_GAME)], deny_delete=True, deny_purge=True,
+        StreamConfig(name=SCORES, subjects=[score_subject(ANY_GAME)], deny_delete=True,
                      allow_direct=True, max_bytes=limits.bytes_of(SCORES), **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed (the operator).
         StreamConfig(name=FEED, subjects=[feed_subject(ANY_GAME)], duplicate_window=120.0, deny_delete=True,
@@ -447,7 +486,24 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
         # The table alone writes and purges it: one message a game in play, none once it is over.
         StreamConfig(name=OPEN, subjects=[OPEN_SUBJECTS], deny_delete=True, allow_direct=True,
                      max_msgs_per_subject=1, max_bytes=limits.bytes_of(OPEN), **common),
+        # One entry a game, written once and kept for ever: a second write on a game's subject is refused.
+        StreamConfig(name=HISTORY, subjects=[HISTORY_SUBJECTS], deny_delete=True, deny_purge=True,
+                     allow_direct=True, duplicate_window=120.0, max_msgs_per_subject=1, discard_new_per_subject=True,
+                     max_bytes=limits.bytes_of(HISTORY), **common),
+        # The archiver's alone: one removal pending a finished game. Schedules need discard old: at its limit the
+        # oldest pending removals go, and their games stay hot (nothing is lost).
+        StreamConfig(name=REMOVALS, subjects=[REMOVAL_SUBJECTS, REMOVE_SUBJECTS], deny_delete=True,
+                     allow_msg_schedules=True, max_msgs_per_subject=1, max_bytes=limits.bytes_of(REMOVALS),
+                     **(common | {"discard": DiscardPolicy.OLD})),
     ]
+
+
+def archive_config(replicas: int = 1, limits: StoreLimits | None = None) -> ObjectStoreConfig:
+    """The archive bucket, an Object Store: the archiver writes each finished game's archive there, named
+    `<game key>.zca` (services/archiver)."""
+    limits = limits or StoreLimits.configured()
+    return ObjectStoreConfig(bucket=ARCHIVE_BUCKET, max_bytes=limits.bytes_of(ARCHIVE_BUCKET),
+                             storage=StorageType.FILE, replicas=replicas)
 
 
 def bucket_configs(limits: StoreLimits | None = None) -> dict[str, KeyValueConfig]:
@@ -483,22 +539,22 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
 
     An existing stream is never changed by omission: its replicas change only when
     `replicas` is given and differs, and that is said. New ones get `replicas` (default 1).
+    The existing ones are brought to today's seals and limits first, so that limits lowered to make
+    room for a new part free their room before that part is made.
     """
     changes = []
     partitions = partitions or (await layout(js)).partitions
     await check_partitions(js, partitions)
-    wanted: dict[str, StreamConfig | KeyValueConfig] = {c.name: c for c in stream_configs(replicas or 1, partitions)}
+    wanted: dict[str, StreamConfig | KeyValueConfig | ObjectStoreConfig] = {
+        c.name: c for c in stream_configs(replicas or 1, partitions)}
     wanted.update({kv_stream(bucket): config for bucket, config in bucket_configs().items()})
+    wanted[archive_stream()] = archive_config(replicas or 1)
+    missing = {}
     for name, config in wanted.items():
         try:
             info = await js.stream_info(name)
         except NotFoundError:
-            with contextlib.suppress(BadRequestError):  # made meanwhile by another start: theirs stands
-                if isinstance(config, KeyValueConfig):
-                    await js.create_key_value(config=config, replicas=replicas or 1, storage=StorageType.FILE)
-                else:
-                    await js.add_stream(config=config)
-                changes.append(f"created {name} with {replicas or 1} replica(s)")
+            missing[name] = config
             continue
         current = info.config
         if replicas is not None and current.num_replicas != replicas:
@@ -512,6 +568,18 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
                 changes.append(f"{name}: what a tenant reads names its tenant now (zc.feed.<tenant>.<game>); "
                                f"`zioncheck rebuild-views --feed` writes the views and feed of the games stored "
                                f"before again")
+        if current.deny_purge and isinstance(config, StreamConfig) and not config.deny_purge:
+            changes.append(f"{name} was made denying purges, which the server never lifts: what it holds of the "
+                           f"games the archiver archives stays in it (docs/history.md, The archiver)")
+    for name, config in missing.items():
+        with contextlib.suppress(BadRequestError):  # made meanwhile by another start: theirs stands
+            if isinstance(config, KeyValueConfig):
+                await js.create_key_value(config=config, replicas=replicas or 1, storage=StorageType.FILE)
+            elif isinstance(config, ObjectStoreConfig):
+                await js.create_object_store(config.bucket, config=config)
+            else:
+                await js.add_stream(config=config)
+            changes.append(f"created {name} with {replicas or 1} replica(s)")
     changes += await spread_leaders(js, partitions)
     with contextlib.suppress(NotFoundError):
         if (await js.stream_info(LOG)).state.messages:
@@ -530,12 +598,16 @@ _SEALED_FIELDS = ("subjects", "allow_msg_schedules", "allow_direct", "deny_delet
                   "max_bytes", "max_msgs_per_subject", "discard_new_per_subject", "republish")
 
 
-def _sealing(current: StreamConfig, wanted: StreamConfig | KeyValueConfig) -> dict:
-    """The fields of `current` to set so that it is sealed and limited as `wanted` says."""
+def _sealing(current: StreamConfig, wanted: StreamConfig | KeyValueConfig | ObjectStoreConfig) -> dict:
+    """The fields of `current` to set so that it is sealed and limited as `wanted` says. A seal against
+    deletes or purges is only ever set: the server never lifts one (a stream made with it keeps it)."""
     if isinstance(wanted, KeyValueConfig):   # a bucket: its stream keeps the KV settings it was made with
         target = {"allow_direct": wanted.direct, "max_bytes": wanted.max_bytes, "republish": wanted.republish}
+    elif isinstance(wanted, ObjectStoreConfig):
+        target = {"max_bytes": wanted.max_bytes}
     else:
         target = {field: getattr(wanted, field) for field in _SEALED_FIELDS}
+        target.update({seal: True for seal in ("deny_delete", "deny_purge") if getattr(current, seal)})
     return {field: value for field, value in target.items()
             if value is not None and not _same(getattr(current, field), value)}
 
@@ -563,7 +635,8 @@ async def missing_topology(js: JetStreamContext) -> list[str]:
     missing = []
     partitions = (await layout(js)).partitions
     await check_partitions(js, partitions)
-    for name in [c.name for c in stream_configs(1, partitions)] + [kv_stream(b) for b in BUCKETS]:
+    for name in [c.name for c in stream_configs(1, partitions)] + [kv_stream(b) for b in BUCKETS] + [
+            archive_stream()]:
         try:
             await js.stream_info(name)
         except NotFoundError:

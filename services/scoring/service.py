@@ -5,7 +5,6 @@ standings are an independent fold of the log and can be rebuilt from it at any t
 """
 import msgspec
 import structlog
-from msgspec.structs import replace
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
@@ -35,14 +34,8 @@ class ScoringService:
         self.published: dict[str, Standings] = {}   # what KV zc_standings holds for each game
 
     async def on_log(self, game: str, seq: int, headers: dict | None, batch: Batch) -> None:
-        standings, scores = None, []
-        for at, stored in await read_batches(self.js, game, "hand", at_least=seq):   # read your writes
-            for event in stored.events:
-                standings, scored = fold_standings.apply(standings, event)
-                if scored is not None:
-                    scores.append(scored)
-            if standings is not None:
-                standings = replace(standings, log_seq=at)
+        boundaries = await read_batches(self.js, game, "hand", at_least=seq)   # read your writes
+        standings, scores = fold_standings.of_boundaries(boundaries)
         if standings is None:
             return
         kv = await self.js.key_value(STANDINGS)

@@ -20,12 +20,19 @@ from zioncheck.contracts.intake import KEY_HEADER, Refused, Taken, decode_reply
 from zioncheck.contracts.log import encode
 from zioncheck.services.bus.access import INBOXES, ROLES, permissions
 from zioncheck.services.bus.topology import (
+    ARCHIVE_BUCKET,
     BUCKETS,
     FEED,
+    HISTORY,
+    OPEN,
+    REMOVALS,
     SCORES,
     SEEDS,
     STANDINGS,
     VIEWS,
+    archive_config,
+    archive_stream,
+    archive_subjects,
     bucket_configs,
     commands_stream,
     intake_subject,
@@ -96,6 +103,7 @@ def stored_subjects() -> dict[str, list[str]]:
     """Every stream's and bucket's stream's subjects, each as a concrete subject a publish could name."""
     configs = {c.name: c.subjects for c in stream_configs(partitions=PARTITIONS)}
     configs |= {kv_stream(bucket): [kv_subject(bucket, ">")] for bucket in bucket_configs()}
+    configs[archive_stream()] = archive_subjects()
     concrete = {}
     for stream, patterns in configs.items():
         subjects = []
@@ -115,7 +123,9 @@ def writers_of(subject: str) -> set[str]:
         return {"play": {"intake"}, "dealer": {"dealer"}, "timer": set()}[subject.rsplit(".", 1)[1]]
     prefixes = {"zc.timer.": {"table"}, "zc.log.": {"table"}, "zc.open.": {"table", "intake"},
                 "zc.score.": {"scoring"}, "zc.feed.": {"projector"}, f"$KV.{VIEWS}.": {"projector"},
-                f"$KV.{STANDINGS}.": {"scoring"}, f"$KV.{SEEDS}.": {"dealer"}}
+                f"$KV.{STANDINGS}.": {"scoring"}, f"$KV.{SEEDS}.": {"dealer"},
+                f"$O.{ARCHIVE_BUCKET}.": {"archiver"}, "zc.history.": {"archiver"}, "zc.removal.": {"archiver"},
+                "zc.remove.": set()}   # a removal due: the server's, from the archiver's schedule
     found = [roles for prefix, roles in prefixes.items() if subject.startswith(prefix)]
     assert found, f"{subject} is stored by a stream, but no writer is named for it here"
     return found[0]
@@ -123,7 +133,8 @@ def writers_of(subject: str) -> set[str]:
 
 def test_only_the_house_writer_of_each_stored_subject_may_publish_on_it():
     matrix = stored_subjects()
-    assert set(matrix) >= {commands_stream(0), log_stream(PARTITIONS - 1), FEED, SCORES, kv_stream(VIEWS)}
+    assert set(matrix) >= {commands_stream(0), log_stream(PARTITIONS - 1), FEED, SCORES, kv_stream(VIEWS), HISTORY,
+                           REMOVALS, archive_stream()}
     for stream, subjects in matrix.items():
         for subject in subjects:
             allowed = {role for role in ROLES if role != "operator" and may_publish(role, subject)}
@@ -148,9 +159,13 @@ def test_every_stream_and_bucket_has_a_limit_and_the_account_caps_the_rest():
         if config.name.startswith("ZC_COMMANDS_"):   # schedules need discard old: the account's cap bounds it
             assert config.deny_delete and config.max_msg_size
             continue
+        if config.allow_msg_schedules:   # the removals: discard old too, and a byte limit (the oldest go first)
+            assert config.deny_delete and config.max_bytes and config.max_bytes > 0, config.name
+            continue
         assert config.max_bytes and config.max_bytes > 0 and config.discard.value == "new", config.name
     for bucket in BUCKETS:
         assert bucket_configs()[bucket].max_bytes > 0
+    assert archive_config().max_bytes > 0
     assert "jetstream: {max_file: " in accounts_block([Credential("t", "p", "table")], PARTITIONS)
 
 
@@ -331,3 +346,68 @@ async def test_a_reply_subject_of_a_senders_choosing_never_reaches_a_stream(serv
     assert await _states(client.js, where.partitions) == before
     [drawn] = await follower.outcome(await client.send(game, DrawStock(seat=0)))
     assert drawn.card == "5S"
+
+
+# Who may purge which stream: the table takes a game over out of the register of games in play; the archiver
+# takes an archived game out of the hot streams (and owns its bucket and removals). Nobody else but the operator.
+PURGERS = {"table": {OPEN}, "archiver": {*(commands_stream(p) for p in range(PARTITIONS)),
+                                         *(log_stream(p) for p in range(PARTITIONS)), FEED, SCORES, kv_stream(VIEWS),
+                                         kv_stream(STANDINGS), archive_stream(), REMOVALS}}
+
+
+@pytest.mark.parametrize("role", [role for role in ROLES if role != "operator"])
+def test_only_the_table_and_the_archiver_may_purge_and_each_only_its_own_streams(role):
+    rights = permissions(PARTITIONS)[role].publish
+    purges = {right.removeprefix("$JS.API.STREAM.PURGE.") for right in rights if ".STREAM.PURGE." in right}
+    assert purges == PURGERS.get(role, set()), role
+    assert not [right for right in rights if "*" in right.split(".STREAM.PURGE.")[-1] and ".STREAM.PURGE." in right]
+
+
+def test_no_client_reads_or_writes_the_archive_bucket_the_history_index_or_the_removals():
+    for role in CLIENTS:
+        rights = permissions(PARTITIONS)[role].publish
+        for stream in (archive_stream(), REMOVALS):
+            assert not [right for right in rights if f".{stream}" in right], (role, stream)
+        for subject in (f"$O.{ARCHIVE_BUCKET}.C.x", f"$O.{ARCHIVE_BUCKET}.M.x", "zc.history.platform.g",
+                        "zc.removal.g", "zc.remove.g"):
+            assert not may_publish(role, subject), (role, subject)
+
+
+PURGE_LOGINS = [role for role in ROLES if role not in ("operator", "archiver")]
+
+
+@pytest.mark.parametrize("user", PURGE_LOGINS)
+async def test_no_login_but_the_archivers_purges_a_games_subjects_anywhere(services, client, login, user):
+    """Every stream a finished game leaves, and the archiver's own, asked to purge one game's subject (and
+    everything) by each other login: no answer, nothing gone (the table's purge of the register aside)."""
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    game = follower.game
+    where = await layout(client.js)
+    await asyncio.sleep(0.3)   # the projector's and scoring's writes of the deal are done
+    before = await _states(client.js, where.partitions)
+    attacker = await login(user)
+    streams = [*where.commands_streams(), *where.log_streams(), FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS),
+               archive_stream(), REMOVALS, HISTORY]
+    asks = [attacker.nc.request(f"$JS.API.STREAM.PURGE.{stream}", body, timeout=REFUSED)
+            for stream in streams for body in (encode_json({"filter": f"zc.*.*.{game}.*"}), b"{}")]
+    answers = await asyncio.gather(*asks, return_exceptions=True)   # all at once: one wait
+    assert all(isinstance(answer, NatsTimeout) for answer in answers), answers
+    assert await _states(client.js, where.partitions) == before
+    [drawn] = await follower.outcome(await client.send(game, DrawStock(seat=0)))
+    assert drawn.card == "5S", "the game plays on"
+
+
+@pytest.mark.parametrize("user", CLIENTS)
+async def test_no_client_login_reads_an_archive_or_writes_one_an_index_entry_or_a_removal(services, login, user):
+    attacker = await login(user)
+    stream = archive_stream()
+    asks = [attacker.nc.request(f"$JS.API.{api}", b"{}", timeout=REFUSED)
+            for api in (f"STREAM.INFO.{stream}", f"STREAM.MSG.GET.{stream}", f"DIRECT.GET.{stream}",
+                        f"DIRECT.GET.{stream}.$O.{ARCHIVE_BUCKET}.M.x", f"CONSUMER.CREATE.{stream}",
+                        f"STREAM.INFO.{REMOVALS}", f"DIRECT.GET.{REMOVALS}")]
+    answers = await asyncio.gather(*asks, return_exceptions=True)
+    assert all(isinstance(answer, NatsTimeout) for answer in answers), answers
+    for subject in (f"$O.{ARCHIVE_BUCKET}.M.x", f"$O.{ARCHIVE_BUCKET}.C.x", "zc.history.platform.x", "zc.removal.x",
+                    "zc.remove.x"):
+        await attacker.nc.publish(subject, b"{}")
+        assert await attacker.refused(subject), (user, subject)

@@ -26,3 +26,32 @@ async def test_a_file_larger_than_any_archive_is_not_read(tmp_path, monkeypatch)
     (tmp_path / "big.zca").write_bytes(b"x" * 11)
     with pytest.raises(TooLarge):
         await FolderStore(tmp_path).get("big.zca")
+
+
+async def test_an_archive_put_in_a_folder_is_read_back_whole_and_no_part_of_the_write_is_left(tmp_path):
+    store = FolderStore(tmp_path / "made")
+    await store.put("acme=game-1.zca", b"first")
+    await store.put("acme=game-1.zca", b"second")
+    assert await store.get("acme=game-1.zca") == b"second" and await store.exists("acme=game-1.zca")
+    assert not await store.exists("acme=game-2.zca")
+    assert [p.name for p in (tmp_path / "made").iterdir()] == ["acme=game-1.zca"]
+
+
+async def test_a_write_that_fails_midway_leaves_the_archive_that_was_there_and_no_part_file(tmp_path, monkeypatch):
+    store = FolderStore(tmp_path)
+    await store.put("g.zca", b"kept")
+
+    def no_room(source, target):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(archive_store.os, "replace", no_room)
+    with pytest.raises(OSError):
+        await store.put("g.zca", b"lost")
+    assert await store.get("g.zca") == b"kept"
+    assert [p.name for p in tmp_path.iterdir()] == ["g.zca"]
+
+
+@pytest.mark.parametrize("where", ["../out.zca", "sub/g.zca", "/tmp/g.zca", "..", ".", "", ".hidden.zca"])
+async def test_an_archive_is_put_only_under_a_plain_name_in_the_folder(where, tmp_path):
+    with pytest.raises(ValueError):
+        await FolderStore(tmp_path / "archive").put(where, b"x")
+    assert not (tmp_path / "out.zca").exists()
