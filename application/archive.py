@@ -22,9 +22,11 @@ from zioncheck.contracts.archive import (
     MAGIC,
     MARK,
     Archive,
+    Column,
     Digests,
     GameRecord,
     Manifest,
+    Packed,
     Seed,
     Signed,
     StoredBatch,
@@ -77,7 +79,7 @@ class NotOver(Exception):
 
 
 _encoder = msgspec.msgpack.Encoder()
-_archive_decoder = msgspec.msgpack.Decoder(Archive)
+_packed_decoder = msgspec.msgpack.Decoder(Packed)
 
 
 # --- keys -------------------------------------------------------------------------------------
@@ -170,9 +172,43 @@ def pack(record: GameRecord, signing_key: bytes) -> bytes:
     head, marks = chain_head(record.manifest.key, record.batches), b"".join(map(mark, record.batches))
     digests = digests_of(record, marks)
     signature = Ed25519PrivateKey.from_private_bytes(signing_key).sign(_signed(record.manifest, head, digests))
-    archive = Archive(record=record, chain_head=head, marks=marks, digests=digests,
-                      key_id=public_key_of(signing_key), signature=signature)
-    return MAGIC + zstandard.ZstdCompressor(level=LEVEL, write_checksum=True).compress(_encoder.encode(archive))
+    return seal(Archive(record=record, chain_head=head, marks=marks, digests=digests,
+                        key_id=public_key_of(signing_key), signature=signature))
+
+
+def seal(archive: Archive) -> bytes:
+    """An archive's file: the mark, then its `Packed` layout's msgpack under zstd (with its checksum)."""
+    record = archive.record
+    packed = Packed(manifest=record.manifest, commands=_column(record.commands, lambda c: c.origin),
+                    batches=_column(record.batches, lambda b: b.kind, due=True), seeds=record.seeds,
+                    standings=record.standings, chain_head=archive.chain_head, marks=archive.marks,
+                    digests=archive.digests, key_id=archive.key_id, signature=archive.signature)
+    return MAGIC + zstandard.ZstdCompressor(level=LEVEL, write_checksum=True).compress(_encoder.encode(packed))
+
+
+def _column(messages: list, tag, due: bool = False) -> Column:
+    return Column(seqs=_steps([m.seq for m in messages]), ats=_steps([m.at for m in messages]),
+                  tags=[tag(m) for m in messages], lengths=[len(m.data) for m in messages],
+                  data=b"".join(m.data for m in messages), due_at=[m.due_at for m in messages] if due else [])
+
+
+def _steps(values: list[int]) -> list[int]:
+    return [b - a for a, b in zip([0, *values], values, strict=False)]
+
+
+def _unsteps(steps: list[int]) -> list[int]:
+    return list(itertools.accumulate(steps))
+
+
+def _rows(column: Column, make) -> list:
+    if not len(column.seqs) == len(column.ats) == len(column.tags) == len(column.lengths) \
+            or sum(column.lengths) != len(column.data) or any(n < 0 for n in column.lengths):
+        raise Damaged("its columns do not line up")
+    ends = _unsteps(column.lengths)
+    starts = [0, *ends[:-1]]
+    return [make(seq, tag, at, column.data[start:end], n)
+            for n, (seq, tag, at, start, end) in enumerate(zip(_unsteps(column.seqs), column.tags,
+                                                                _unsteps(column.ats), starts, ends, strict=True))]
 
 
 def unpack(data: bytes) -> Archive:
@@ -184,9 +220,18 @@ def unpack(data: bytes) -> Archive:
     except zstandard.ZstdError as error:
         raise Damaged(f"its compressed content is damaged ({error})") from None
     try:
-        return _archive_decoder.decode(raw)
+        packed = _packed_decoder.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         raise Damaged(f"its content is not an archive of format {FORMAT} ({error})") from None
+    due = packed.batches.due_at
+    record = GameRecord(
+        manifest=packed.manifest, seeds=packed.seeds, standings=packed.standings,
+        commands=_rows(packed.commands, lambda seq, tag, at, data, n: StoredCommand(seq=seq, origin=tag, at=at,
+                                                                                     data=data)),
+        batches=_rows(packed.batches, lambda seq, tag, at, data, n: StoredBatch(
+            seq=seq, kind=tag, at=at, data=data, due_at=due[n] if n < len(due) else None)))
+    return Archive(record=record, chain_head=packed.chain_head, marks=packed.marks, digests=packed.digests,
+                   key_id=packed.key_id, signature=packed.signature)
 
 
 def batches_of(record: GameRecord) -> list[Batch]:

@@ -12,12 +12,13 @@ from zioncheck.application.archive import (
     new_signing_key,
     pack,
     public_key_of,
+    seal,
     unpack,
     verify,
 )
 from zioncheck.application.replay import fold_log, state_hash
 from zioncheck.application.simulation import play_game
-from zioncheck.contracts.archive import MAGIC, MARK, Archive, GameRecord, Seed, StoredBatch, StoredCommand
+from zioncheck.contracts.archive import MARK, Archive, GameRecord, Seed, StoredBatch, StoredCommand
 from zioncheck.contracts.log import Batch, encode, entries_of
 
 KEY, PUBLIC = new_signing_key()
@@ -43,10 +44,7 @@ FILE = pack(RECORD, KEY)
 
 def repacked(change) -> bytes:
     """The file with its content changed by `change(archive) -> archive`, packed again as a forger would."""
-    archive = unpack(FILE)
-    body = msgspec.msgpack.encode(change(archive))
-    import zstandard
-    return MAGIC + zstandard.ZstdCompressor().compress(body)
+    return seal(change(unpack(FILE)))
 
 
 def whats(problems) -> list[str]:
