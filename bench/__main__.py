@@ -25,6 +25,7 @@ BENCHMARKS = {
     "chaos": "bench.chaos",
     "hold": "bench.claim_hold",
     "bots": "bench.bots",
+    "history": "bench.history",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison", "bots")
 
