@@ -9,7 +9,7 @@ from zioncheck.cli.view_admin import rebuild
 from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.topology import DEFAULT_TENANT, FEED
-from zioncheck.services.migrate import MigrationRefused, before_tenants, migrate
+from zioncheck.services.migrate import MigrationRefused, before_tenants, migrate, unseal
 
 
 def add(sub) -> None:
@@ -32,6 +32,7 @@ async def _run(access) -> int:
     js = nc.jetstream()
     try:
         moved = await migrate(js, say=say)
+        await unseal(js, say=say)
         games = await before_tenants(js, say=say)
         if games:   # their views and feed written again under the default tenant's names, the old feed purged
             await rebuild(js, games, feed=True, say=say)

@@ -14,18 +14,30 @@ the log sequence they were folded up to; that is renumbered too.
 It runs with the services stopped, before they first start on the partitioned layout: it refuses
 when a partition stream holds anything already.
 
+A store made before archives has log streams (and a scores stream) that deny purges, a seal the
+server never lifts: the archiver could archive their games but never take them out of the hot
+streams. `unseal` makes each such stream again without the seal, the same messages at the same
+sequences (copied aside into a stream sourcing it, the stream made again, copied back in order
+with their headers, but the append guard's, Nats-Expected-*, checked when each was first stored),
+and the services' consumers on it made again where they were; but the archiver's, which reads
+every game's end again, finds each archived and schedules its removal. Only a stream whose
+sequences run unbroken from 1 is made again: a log stream's always do, as nothing in it is ever
+removed; the new store times are those of the copy.
+
 A store written before tenants names a game by its id alone where a tenant reads it: its feed on
 zc.feed.<game>, its standings at <game>, its views at <game>.public. Every such game is the default
 tenant's (topology.DEFAULT_TENANT), whose names carry the tenant's token: `before_tenants` finds
 them and copies the standings to their new key; `zioncheck migrate` then writes their views and feed
 again from their logs, and purges the old feed. The old views and standings keys are left unread.
 """
+import asyncio
+import contextlib
 from collections.abc import Callable
 
 import msgspec
 from msgspec.structs import replace
 from nats.js import JetStreamContext
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StreamConfig, StreamSource
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 
 from zioncheck.contracts.log import Batch, decode_batch, encode
@@ -46,6 +58,7 @@ from zioncheck.services.bus.topology import (
     origin_of,
     standings_key,
     stored_command_subject,
+    stream_configs,
 )
 
 
@@ -159,3 +172,71 @@ async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> 
                     durable_name=takes.group, filter_subject=takes.subject(p), ack_policy=AckPolicy.EXPLICIT,
                     ack_wait=base.ack_wait, max_ack_pending=base.max_ack_pending, max_deliver=base.max_deliver,
                     deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start))
+
+
+async def unseal(js: JetStreamContext, say: Callable[[str], None] = lambda line: None) -> list[str]:
+    """Make every stream that denies purges, and should not now, again without the seal (see the module's
+    docstring); the streams made again."""
+    wanted = {config.name: config for config in stream_configs(partitions=(await layout(js)).partitions)}
+    done = []
+    for name, config in wanted.items():
+        try:
+            current = (await js.stream_info(name)).config
+        except NotFoundError:
+            continue
+        if current.deny_purge and not config.deny_purge:
+            await _made_again(js, name, current, say)
+            done.append(name)
+    return done
+
+
+async def _made_again(js: JetStreamContext, name: str, current: StreamConfig, say: Callable[[str], None]) -> None:
+    state = (await js.stream_info(name)).state
+    if state.messages and (state.first_seq != 1 or state.messages != state.last_seq):
+        raise MigrationRefused(f"{name} holds {state.messages} messages from sequence {state.first_seq} to "
+                               f"{state.last_seq}: its sequences cannot be kept, so it is left denying purges")
+    where = {c.name: (c.config.filter_subject, (c.ack_floor.stream_seq or 0) if c.ack_floor else 0)
+             for c in await _consumers(js, name) if c.config.durable_name}
+    aside = f"{name}_UNSEAL"
+    with contextlib.suppress(NotFoundError):
+        await js.delete_stream(aside)   # left by a copy that was stopped: made again from the start
+    await js.add_stream(StreamConfig(name=aside, sources=[StreamSource(name=name)], storage=current.storage,
+                                     num_replicas=current.num_replicas))
+    while (await js.stream_info(aside)).state.messages < state.messages:
+        await asyncio.sleep(0.1)
+    say(f"{name}: {state.messages} messages copied aside into {aside}")
+    await js.delete_stream(name)
+    await js.add_stream(config=current.evolve(deny_purge=False))
+    copied = 0
+    for msg in await _stored(js, aside, ">") if state.messages else []:
+        headers = {k: v for k, v in (msg.headers or {}).items() if not k.startswith("Nats-Stream-Source")}
+        ack = await js.publish(msg.subject, msg.data, headers=headers or None)   # its headers only, as stored
+        copied += 1
+        if ack.seq != msg.metadata.sequence.stream:
+            raise MigrationRefused(f"{name}: message {msg.metadata.sequence.stream} came back at {ack.seq}; "
+                                   f"{aside} keeps every message")
+    for durable, (subject, floor) in where.items():
+        if durable in _from_the_start():   # the archiver's: every game's end again, to remove those archived
+            floor = 0
+        base = consumer_config()
+        await js.add_consumer(name, ConsumerConfig(
+            durable_name=durable, filter_subject=subject, ack_policy=AckPolicy.EXPLICIT, ack_wait=base.ack_wait,
+            max_ack_pending=base.max_ack_pending, max_deliver=base.max_deliver,
+            deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=floor + 1))
+    await js.delete_stream(aside)
+    say(f"{name}: made again without denying purges: {copied} messages at their sequences, "
+        f"{len(where)} consumers where they were")
+
+
+def _from_the_start() -> set[str]:
+    """The durables that read a stream from its start (the archiver's: each finished game's end)."""
+    from zioncheck.services.wiring import SPECS
+    return {takes.group for spec in SPECS for takes in spec.takes if takes.kind == "stored"}
+
+
+async def _consumers(js: JetStreamContext, stream: str) -> list:
+    try:
+        return await js.consumers_info(stream)
+    except NotFoundError:
+        return []
+

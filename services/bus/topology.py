@@ -570,7 +570,8 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
                                f"before again")
         if current.deny_purge and isinstance(config, StreamConfig) and not config.deny_purge:
             changes.append(f"{name} was made denying purges, which the server never lifts: what it holds of the "
-                           f"games the archiver archives stays in it (docs/history.md, The archiver)")
+                           f"games the archiver archives stays in it until `zioncheck migrate`, with the services "
+                           f"stopped, makes it again without the seal (docs/history.md, The archiver)")
     for name, config in missing.items():
         with contextlib.suppress(BadRequestError):  # made meanwhile by another start: theirs stands
             if isinstance(config, KeyValueConfig):

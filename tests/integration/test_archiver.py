@@ -8,6 +8,7 @@ import asyncio
 import datetime
 import os
 import signal
+import subprocess
 import sys
 
 import msgspec
@@ -368,3 +369,43 @@ async def test_an_archiver_killed_again_and_again_while_many_games_end_loses_non
         await indexed.unsubscribe()
         await stop(archiver)
         await house.stop()
+
+
+def kept(headers: dict | None) -> dict:
+    """A batch's headers but the append's guard (Nats-Expected-*), which the server checked when it stored the
+    batch and a copy does not carry."""
+    return {name: value for name, value in (headers or {}).items() if not name.startswith("Nats-Expected-")}
+
+
+async def test_zioncheck_migrate_makes_a_sealed_log_again_and_its_archived_games_then_leave_the_hot_streams(
+        nats_server, client):
+    """The one way out of a seal the server never lifts: the stream made again, every message at its sequence
+    with its headers, the services' consumers where they were; the archiver, reading the ends again, finds
+    each game archived and removes it once its retention has run."""
+    where = await layout(client.js)
+    for config in stream_configs(partitions=where.partitions):
+        if config.name.startswith("ZC_LOG_"):
+            await client.js.add_stream(StreamConfig.from_response(config.as_dict() | {"deny_purge": True}))
+    running = await Services().start(SERVICES, nats_server.access, settings=Settings(retention=0))
+    try:
+        game = (await finished_game(client)).game
+        await entry_of(client, game)
+    finally:
+        await running.stop()
+    stream = where.log_stream(game)
+    before = [(m.seq, m.subject, m.data, kept(m.headers)) for m in await stored_messages(client, stream, ">")]
+    floors = {c.name: c.ack_floor.stream_seq for c in await client.js.consumers_info(stream)}
+    done = subprocess.run([sys.executable, "-m", "zioncheck.cli.main", "migrate", *nats_server.cli_args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"{stream}: made again without denying purges: {len(before)} messages at their sequences" in done.stdout
+    assert not (await client.js.stream_info(stream)).config.deny_purge
+    after = [(m.seq, m.subject, m.data, kept(m.headers)) for m in await stored_messages(client, stream, ">")]
+    assert after == before, "every message at its sequence, with its headers"
+    again = {c.name: c.ack_floor.stream_seq for c in await client.js.consumers_info(stream)}
+    assert again == floors | {"zc-archiver": 0}, "each consumer where it was; the archiver's from the start"
+    running = await Services().start(SERVICES, nats_server.access, settings=Settings(retention=0))
+    try:
+        await removed(client, game)
+    finally:
+        await running.stop()
