@@ -1,11 +1,12 @@
 """What every bot shares: the moves it may make and how it reads a hand."""
 from collections import Counter
+from collections.abc import Iterable
 from typing import Protocol
 
 from zioncheck.contracts.commands import Command, SwapJoker
 from zioncheck.domain.cards import JOKER, NATURALS, RANK_VALUE, points, rank, suit
 from zioncheck.domain.joker_swap import stands_for
-from zioncheck.domain.state import GameState
+from zioncheck.domain.state import GameState, PlacedMeld
 
 
 class Bot(Protocol):
@@ -20,15 +21,20 @@ class Bot(Protocol):
 
 def joker_swaps(state: GameState, seat: int) -> list[SwapJoker]:
     """R14: every joker in a run that this seat holds the natural card for."""
-    hand = state.hands[seat]
+    return swaps_on(state.table, state.hands[seat], seat)
+
+
+def swaps_on(table: Iterable[PlacedMeld], cards: Iterable[str], seat: int) -> list[SwapJoker]:
+    """R14: every joker in a run of `table` that `cards` hold the natural card for, as `seat`'s swaps."""
+    held = set(cards)
     swaps = []
-    for meld in state.table:
+    for meld in table:
         if meld.kind != "run":
             continue
         for position, card in enumerate(meld.cards):
             if card == JOKER:
                 needed = stands_for(meld, position)
-                if needed in hand:
+                if needed in held:
                     swaps.append(SwapJoker(seat=seat, target=(meld.owner, meld.index), card=needed))
     return swaps
 

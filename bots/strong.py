@@ -9,8 +9,8 @@ throwing it. Once down it lays off all it can, takes a discard it can lay off, a
 Its choices depend on nothing but the sight, so it needs none of the generator it is given.
 """
 import random
-from collections import Counter
 
+from zioncheck.bots.base import swaps_on
 from zioncheck.bots.shortfall import shortfall
 from zioncheck.bots.sight import Sight, sight_of
 from zioncheck.contracts.commands import (
@@ -25,7 +25,6 @@ from zioncheck.contracts.commands import (
     TakeDiscard,
 )
 from zioncheck.domain.cards import JOKER, points
-from zioncheck.domain.joker_swap import stands_for
 from zioncheck.domain.laying_off import fitting_ends
 from zioncheck.domain.legal import contract_melds
 from zioncheck.domain.state import GameState
@@ -147,17 +146,7 @@ def lay_offs(sight: Sight, hand: tuple[str, ...]) -> list[tuple[str, tuple[int, 
 
 def joker_swaps(sight: Sight) -> list[SwapJoker]:
     """R14: every joker in a run that this seat holds the natural card for."""
-    hand = Counter(sight.cards)
-    swaps = []
-    for meld in sight.table:
-        if meld.kind != "run":
-            continue
-        for position, card in enumerate(meld.cards):
-            if card == JOKER:
-                needed = stands_for(meld, position)
-                if hand[needed]:
-                    swaps.append(SwapJoker(seat=sight.seat, target=(meld.owner, meld.index), card=needed))
-    return swaps
+    return swaps_on(sight.table, sight.cards, sight.seat)
 
 
 def _less(hand: tuple[str, ...], card: str) -> tuple[str, ...]:
