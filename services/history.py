@@ -10,6 +10,7 @@ application/history.py's.
 from collections.abc import AsyncIterator
 
 import msgspec
+from nats.errors import NoRespondersError
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
@@ -85,7 +86,7 @@ async def archived(js: JetStreamContext, key: str, store: ArchiveStore | None = 
     tenant, game = tenant_of(key)
     try:
         stored = await js.get_msg(HISTORY, subject=history_subject(tenant, game), direct=True)
-    except NotFoundError:
+    except (NotFoundError, NoRespondersError):   # no such entry, or no index at all (nothing archived here)
         return None
     try:
         entry = _entry.decode(stored.data or b"")

@@ -24,7 +24,8 @@ OFF_THE_WIRE = {
     "Public": "the base of every public feed item",
     "Taken": "what contracts.intake.decode_reply makes of the stream's StreamAck",
     **{name: "inside an archive file (msgpack under zstd, docs/history.md): the bytes the archive channel carries"
-       for name in ("StoredCommand", "StoredBatch", "Seed", "GameRecord", "Digests", "Signed", "Archive")},
+       for name in ("StoredCommand", "StoredBatch", "Seed", "GameRecord", "Digests", "Signed", "Archive", "Column",
+                    "Packed")},
 }
 
 
