@@ -1,6 +1,12 @@
 """`zioncheck run`: the main job. A whole game of bots through the real services."""
 import asyncio
+import contextlib
 import sys
+import time
+
+import msgspec
+from nats.errors import NoRespondersError
+from nats.js.errors import NotFoundError
 
 from zioncheck.application.replay import state_hash
 from zioncheck.cli import words
@@ -21,11 +27,12 @@ from zioncheck.cli.options import (
     whole,
 )
 from zioncheck.client import Follower, GameClient
+from zioncheck.contracts.archive import IndexEntry
 from zioncheck.contracts.commands import DEFAULT_RULES, Rules
 from zioncheck.domain import GameState, evolve
-from zioncheck.services.bus.access import Access
+from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
-from zioncheck.services.bus.topology import new_game_id
+from zioncheck.services.bus.topology import HISTORY, history_subject, new_game_id, tenant_of
 from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import HOUSE, Services
 
@@ -75,6 +82,7 @@ async def _play(access: Access, names: list[str], pace: float, seed: int | None,
         await shown
         await _standings(client, game.id)
         print(words.LIVE_STATE_HASH.format(hash=state_hash(follower.state)))
+        await _archived(access, game.id)
     finally:
         shown.cancel()
         if bots is not None:
@@ -82,6 +90,28 @@ async def _play(access: Access, names: list[str], pace: float, seed: int | None,
         await follower.stop()
         await client.close()
         await services.stop()
+
+
+ARCHIVE_WAIT = 20.0   # seconds to wait for the archiver to write the game's archive and index it
+
+
+async def _archived(access: Access, game: str) -> None:
+    """Say where the archiver put the game, once it has indexed it (with the operator's login, when at hand)."""
+    if "operator" not in access.users():
+        return
+    nc = await connect(access, "operator")
+    try:
+        deadline = time.monotonic() + ARCHIVE_WAIT
+        while time.monotonic() < deadline:
+            with contextlib.suppress(NotFoundError, NoRespondersError):
+                entry = msgspec.json.decode((await nc.jetstream().get_msg(
+                    HISTORY, subject=history_subject(*tenant_of(game)), direct=True)).data or b"", type=IndexEntry)
+                print(words.ARCHIVED_AS.format(where=entry.where, kib=f"{entry.size / 1024:.1f}", game=game))
+                return
+            await asyncio.sleep(0.2)
+        print(words.NOT_ARCHIVED_YET.format(seconds=f"{ARCHIVE_WAIT:g}"))
+    finally:
+        await nc.close()
 
 
 async def _show(follower: Follower, face: Face) -> None:
