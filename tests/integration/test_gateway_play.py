@@ -80,7 +80,7 @@ async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_cli
     await page.fill("#players", "3")
     await page.dispatch_event("#players", "input")
     assert await page.locator("#seat-choices select").evaluate_all("s => s.map(x => x.value)") == [
-        "person", "greedy", "greedy"]
+        "person", "normal", "normal"]   # the bots by level: normal is the greedy bot
     await page.fill("#pace", "0")
     await page.click("details.limits summary")           # the game's clock: the bots wait for no claim here
     await page.fill("#claim_seconds", "0")
