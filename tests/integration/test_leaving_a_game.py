@@ -12,10 +12,15 @@ ZIONCHECK = [sys.executable, "-m", "zioncheck.cli.main"]
 
 
 def started(*args: str, language: str = "en") -> subprocess.Popen:
-    """`zioncheck ARGS` as a terminal starts it: in a process group of its own, which Ctrl-C reaches whole."""
+    """`zioncheck ARGS` as a terminal starts it: in a process group of its own, which Ctrl-C reaches whole, and
+    hearing Ctrl-C (a suite run as a background job would hand it down ignored)."""
     return subprocess.Popen([*ZIONCHECK, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_hears_ctrl_c,
                             env={**os.environ, "LANGUAGE": language, "PYTHONIOENCODING": "utf-8"})
+
+
+def _hears_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def interrupted_once(process: subprocess.Popen, after: str) -> tuple[str, str]:
