@@ -1,12 +1,7 @@
 """`zioncheck run`: the main job. A whole game of bots through the real services."""
 import asyncio
-import contextlib
 import sys
 import time
-
-import msgspec
-from nats.errors import NoRespondersError
-from nats.js.errors import NotFoundError
 
 from zioncheck.application.replay import state_hash
 from zioncheck.cli import words
@@ -27,12 +22,12 @@ from zioncheck.cli.options import (
     whole,
 )
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.archive import IndexEntry
 from zioncheck.contracts.commands import DEFAULT_RULES, Rules
 from zioncheck.domain import GameState, evolve
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
-from zioncheck.services.bus.topology import HISTORY, history_subject, new_game_id, tenant_of
+from zioncheck.services.bus.topology import new_game_id
+from zioncheck.services.history import entry_of
 from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import HOUSE, Services
 
@@ -103,9 +98,8 @@ async def _archived(access: Access, game: str) -> None:
     try:
         deadline = time.monotonic() + ARCHIVE_WAIT
         while time.monotonic() < deadline:
-            with contextlib.suppress(NotFoundError, NoRespondersError):
-                entry = msgspec.json.decode((await nc.jetstream().get_msg(
-                    HISTORY, subject=history_subject(*tenant_of(game)), direct=True)).data or b"", type=IndexEntry)
+            entry = await entry_of(nc.jetstream(), game)
+            if entry is not None:
                 print(words.ARCHIVED_AS.format(where=entry.where, kib=f"{entry.size / 1024:.1f}", game=game))
                 return
             await asyncio.sleep(0.2)

@@ -80,18 +80,26 @@ class Unreadable(Exception):
     """The index names the game, but its archive cannot be read from the store (or its entry is no IndexEntry)."""
 
 
-async def archived(js: JetStreamContext, key: str, store: ArchiveStore | None = None) -> bytes | None:
-    """An archived game's archive, found by its key through the index: None when the index names no
-    such game, Unreadable when it does and the store cannot give it."""
+async def entry_of(js: JetStreamContext, key: str) -> IndexEntry | None:
+    """The index entry of the game `key`: None when the index names no such game (or there is no index at
+    all, nothing archived here), Unreadable when its entry is no IndexEntry."""
     tenant, game = tenant_of(key)
     try:
         stored = await js.get_msg(HISTORY, subject=history_subject(tenant, game), direct=True)
-    except (NotFoundError, NoRespondersError):   # no such entry, or no index at all (nothing archived here)
+    except (NotFoundError, NoRespondersError):
         return None
     try:
-        entry = _entry.decode(stored.data or b"")
+        return _entry.decode(stored.data or b"")
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise Unreadable(f"the index entry of {key} is not an IndexEntry") from None
+
+
+async def archived(js: JetStreamContext, key: str, store: ArchiveStore | None = None) -> bytes | None:
+    """An archived game's archive, found by its key through the index: None when the index names no
+    such game, Unreadable when it does and the store cannot give it."""
+    entry = await entry_of(js, key)
+    if entry is None:
+        return None
     try:
         data = await (store or BucketStore(js)).get(entry.where)
     except TooLarge:
@@ -99,4 +107,3 @@ async def archived(js: JetStreamContext, key: str, store: ArchiveStore | None = 
     if data is None:
         raise Unreadable(f"the store holds no archive named {entry.where!r}")
     return data
-

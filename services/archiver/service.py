@@ -89,6 +89,7 @@ from zioncheck.services.bus.topology import (
     tenant_of,
     view_keys,
 )
+from zioncheck.services.history import entry_of
 from zioncheck.services.observability import (
     ARCHIVE_BYTES,
     ARCHIVE_FAILURES,
@@ -337,10 +338,8 @@ class ArchiverService:
                                         headers={"Nats-Msg-Id": f"index:{manifest.key}:{manifest.started_at}"})
             return "found" if ack.duplicate else "written"
         except APIError as refused:   # one entry a game: this game's, or another's of the same id
-            try:
-                held = msgspec.json.decode((await self.js.get_msg(HISTORY, subject=subject, direct=True)).data or b"",
-                                           type=IndexEntry)
-            except NotFoundError:
+            held = await entry_of(self.js, manifest.key)
+            if held is None:
                 raise Failed("index", f"{HISTORY} refused the entry: {refused}") from None
         if held.where == archived.where and held.manifest.started_at == manifest.started_at:
             return "found"
@@ -392,11 +391,8 @@ class ArchiverService:
             LEFT_HOT.labels("stream_denies_purges").inc()
             await self.js.purge_stream(REMOVALS, subject=remove_subject(key))
             return f"{log_stream(p)} was made denying purges, which the server never lifts"
-        tenant, game = tenant_of(key)
-        try:
-            held = msgspec.json.decode((await self.js.get_msg(HISTORY, subject=history_subject(tenant, game),
-                                                              direct=True)).data or b"", type=IndexEntry)
-        except NotFoundError:
+        held = await entry_of(self.js, key)
+        if held is None:
             return "the game has no entry in the history index"
         if held.where != removal.where or not await self.store.exists(removal.where):
             return f"its archive {removal.where} is not in {self.store} as the index says"
