@@ -26,6 +26,7 @@ BENCHMARKS = {
     "hold": "bench.claim_hold",
     "bots": "bench.bots",
     "history": "bench.history",
+    "commit": "bench.commit",
 }
 DEFAULT = ("games", "fold", "service", "fanout", "poison", "bots")
 

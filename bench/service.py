@@ -10,6 +10,7 @@ The table runs in one process and the dealer and scoring in another, as
 process, the whole deployment of the views beside the game services.
 """
 import asyncio
+import contextlib
 import os
 import random
 import statistics
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from nats.js.api import StorageType, StreamConfig
 
-from bench import Row
+from bench import Row, syncs
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import PLAY, StartGame
@@ -158,10 +159,11 @@ def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
 
 def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False,
          secure: bool = True, ceilings: bool = True, partitions: int | None = None, tables: int = 1,
-         chain: bool = False, intake: bool = True) -> dict:
+         chain: bool = False, intake: bool = True, count_syncs: bool = False) -> dict:
     """One run; `partitions` None is the embedded default P, `tables` the table instances (each a process).
     The intake runs in a process of its own; `intake=False` runs none, and the bots store their
-    commands themselves, as every client did before the intake."""
+    commands themselves, as every client did before the intake. `count_syncs`: the machine's fsyncs a
+    command over the run (bench/syncs.py)."""
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
         server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions)
@@ -182,8 +184,11 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
                      "bots": [os.getpid()]}
             before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
             ticks = machine_ticks()
-            run = asyncio.run(services_run(server.access, games, seconds, intake))
+            with syncs.counting() if count_syncs else contextlib.nullcontext() as fsyncs:
+                run = asyncio.run(services_run(server.access, games, seconds, intake))
             run["busy"] = busy_share(ticks, machine_ticks())
+            if fsyncs is not None:   # the machine's fsyncs a command, over the run
+                run["fsyncs"] = fsyncs.total / max(run["commands"], 1)
             # each part's CPU over the run (user + system) per command applied: the tables, dealer and
             # scoring, the NATS server, and this process's bots and followers
             for part, found in pids.items():

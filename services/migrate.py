@@ -209,7 +209,10 @@ async def _made_again(js: JetStreamContext, name: str, current: StreamConfig, sa
     await js.add_stream(config=current.evolve(deny_purge=False))
     copied = 0
     for msg in await _stored(js, aside, ">") if state.messages else []:
-        headers = {k: v for k, v in (msg.headers or {}).items() if not k.startswith("Nats-Stream-Source")}
+        # its own headers, but the copy's source and the atomic batch it was stored in (sent again, they
+        # would open a batch that is never committed)
+        headers = {k: v for k, v in (msg.headers or {}).items()
+                   if not k.startswith(("Nats-Stream-Source", "Nats-Batch-"))}
         ack = await js.publish(msg.subject, msg.data, headers=headers or None)   # its headers only, as stored
         copied += 1
         if ack.seq != msg.metadata.sequence.stream:

@@ -3,7 +3,9 @@
 A game's log is in its partition's stream (ZC_LOG_<p>, on zc.log.<p>.<game>.<kind>;
 services/bus/topology.py). Every append names the log's last sequence for the game's subjects
 (Nats-Expected-Last-Subject-Sequence over zc.log.<p>.<game>.*), so a second writer
-cannot fork the log, and a Msg-Id, so a retried append is recognised as already done.
+cannot fork the log, and a Msg-Id, so a retried append is recognised as already done. The appends
+of many games made at once share one synced write, as an atomic batch (publish.publish_grouped),
+each keeping its own guard and Msg-Id.
 """
 import asyncio
 import json
@@ -23,7 +25,7 @@ from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.domain import GameState, fold
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import deadline
-from zioncheck.services.bus.publish import publish_stored
+from zioncheck.services.bus.publish import publish_grouped
 from zioncheck.services.bus.topology import (
     BATCH_HEADER,
     DUE_HEADER,
@@ -451,8 +453,8 @@ async def append(js: JetStreamContext, logged: LoggedGame, batch: Batch, state: 
     if due_at is not None:
         headers[DUE_HEADER] = f"{due_at:.3f}"
     try:
-        seq = await publish_stored(js, log_subject(logged.partition, logged.game, _kind(batch)), encode(batch),
-                                   headers)
+        seq = await publish_grouped(js, logged.stream, log_subject(logged.partition, logged.game, _kind(batch)),
+                                    encode(batch), headers)
     except BadRequestError as error:
         if error.err_code != WRONG_LAST_SEQUENCE:
             raise

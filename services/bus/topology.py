@@ -465,12 +465,14 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
     for p in range(partitions):
         per_partition += [
             # Schedules need discard old and allow rollups: the account's cap bounds it, the house alone writes it.
+            # Atomic batches: the intake's stores of many games share a synced write (store_grouped).
             StreamConfig(name=commands_stream(p), subjects=command_stream_subjects(p), duplicate_window=120.0,
-                         allow_direct=True, allow_msg_schedules=True, max_msg_size=MAX_COMMAND_BYTES,
+                         allow_direct=True, allow_msg_schedules=True, allow_atomic=True, max_msg_size=MAX_COMMAND_BYTES,
                          max_msgs_per_subject=limits.game_batches, deny_delete=True,
                          **(common | {"discard": DiscardPolicy.OLD})),
             # Purged only by the archiver, of a game whose archive is written, checked and indexed (access.py).
-            StreamConfig(name=log_stream(p), subjects=log_stream_subjects(p), deny_delete=True,
+            # Atomic batches: the table's appends of many games share a synced write (publish_grouped).
+            StreamConfig(name=log_stream(p), subjects=log_stream_subjects(p), deny_delete=True, allow_atomic=True,
                          duplicate_window=120.0, allow_direct=True, republish=RePublish(
                              src=log_subject(p, "*", "*"), dest=live_subject("{{wildcard(1)}}", "{{wildcard(2)}}")),
                          max_bytes=limits.bytes_of("log", partitions),
@@ -595,8 +597,8 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
 # What a store made by an earlier version lacks, field by field: the seals and limits every stream
 # has now, the subjects and schedules of timers, direct gets and republished subjects for readers
 # that make no consumers. A stream's other settings are never changed by omission.
-_SEALED_FIELDS = ("subjects", "allow_msg_schedules", "allow_direct", "deny_delete", "deny_purge", "discard",
-                  "max_bytes", "max_msgs_per_subject", "discard_new_per_subject", "republish")
+_SEALED_FIELDS = ("subjects", "allow_msg_schedules", "allow_atomic", "allow_direct", "deny_delete", "deny_purge",
+                  "discard", "max_bytes", "max_msgs_per_subject", "discard_new_per_subject", "republish")
 
 
 def _sealing(current: StreamConfig, wanted: StreamConfig | KeyValueConfig | ObjectStoreConfig) -> dict:

@@ -6,18 +6,22 @@ nesting and shape by application/reading.py, the reading the table itself does; 
 key; the tenant's rate; by the register of games in play, that a move's game is in play and that a
 start's tenant has room for one more game), and either refuses it with a reason
 (contracts.intake.Refused), nothing stored, or stores it in its game's partition commands stream
-with headers it sets itself and the sender's reply subject, so that the stream answers the sender
-itself with the command's sequence (contracts.intake.decode_reply reads either answer). Whatever
-headers a sender puts on its request, none reaches the stream: the store honours what a publish
-carries (rollup, msg-id, schedules, expectations). The tenant is the subject's, which the server
-let the sender publish on.
+with headers it sets itself and answers the sender with the command's sequence (contracts.intake.Taken)
+or the limit that stopped it. Whatever headers a sender puts on its request, none reaches the stream:
+the store honours what a publish carries (rollup, msg-id, schedules, expectations). The tenant is the
+subject's, which the server let the sender publish on.
+
+The stores of many games made at once share one synced write (services/bus/publish.py,
+store_grouped): each request's store is waited for in a task of its own, so no request holds up the
+next, and commands keep the order in which they reached an instance; the stream's sequence orders
+every game's commands for the table.
 
 It keeps nothing between requests but, for seconds, which games it found in play, so any number of
 instances answer in one queue group, found and counted through NATS's Services API
 ($SRV.PING.zc-intake, $SRV.STATS.zc-intake). It waits for the store only to ask the register (a
-game's first move in IN_PLAY_SECONDS, a start), never for a store: commands keep the order in which
-they reached an instance, and the stream's sequence orders every game's commands for the table.
+game's first move in IN_PLAY_SECONDS, a start) before it hands the command on.
 """
+import asyncio
 import string
 import time
 
@@ -25,21 +29,24 @@ import structlog
 from nats.aio.client import Client
 from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
+from nats.js.errors import APIError
 from nats.micro import add_service
 from nats.micro.request import Request
 
 from zioncheck.application.reading import read_command
 from zioncheck.contracts.commands import PLAY, Command, StartGame
 from zioncheck.contracts.events import Rejected
-from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused
+from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused, Taken, limit_reason
 from zioncheck.contracts.log import encode
 from zioncheck.services.bus import open_games
 from zioncheck.services.bus.access import INBOXES
+from zioncheck.services.bus.publish import store_grouped
 from zioncheck.services.bus.topology import (
     INTAKE_GROUP,
     INTAKE_SUBJECTS,
     Layout,
     StoreLimits,
+    commands_stream,
     game_key,
     layout,
     stored_command_subject,
@@ -47,7 +54,7 @@ from zioncheck.services.bus.topology import (
 )
 from zioncheck.services.observability import INTAKE
 
-_HANDED = INTAKE.labels("stored", "")   # handed to the stream, which answers the sender itself
+_STORED = INTAKE.labels("stored", "")
 
 log = structlog.get_logger("intake")
 # A tenant's commands a second at one intake instance, and the burst it may send at once; far above
@@ -151,6 +158,7 @@ class IntakeService:
         self.service = None
         self.rates = rates or TenantRates()
         self.in_play = InPlay(js, (limits or StoreLimits.configured()).tenant_games)
+        self.storing: set[asyncio.Task] = set()   # stores on their way, each answering its sender
 
     async def start(self) -> None:
         self.layout = await layout(self.js)
@@ -163,16 +171,15 @@ class IntakeService:
     async def stop(self) -> None:
         if self.service is not None:
             await self.service.stop()
+        if self.storing:   # every command taken in is stored, or its sender told why not
+            await asyncio.wait(self.storing)
 
     async def on_request(self, request: Request) -> None:
-        """Check the command and store it, in arrival order, with the sender's reply subject: the stream
-        itself answers the sender with the command's sequence (or the limit that stopped it), so the
-        intake waits for nothing and no request holds up the next.
+        """Check the command and hand it to be stored, in arrival order; the store answers the sender.
 
-        The reply subject is the sender's to choose, and whatever is published on it, the intake's
-        refusal or the stream's ack, the server lets through: so only a reply subject in an inbox
-        (INBOXES, which no stream captures) is ever answered, and a request with any other stores
-        nothing and is answered nowhere."""
+        The reply subject is the sender's to choose, and whatever is published on it the server lets
+        through: so only a reply subject in an inbox (INBOXES, which no stream captures) is ever
+        answered, and a request with any other stores nothing and is answered nowhere."""
         reply = request._msg.reply   # nats.micro keeps the message; its reply subject is the sender's to set
         if not reply.startswith(INBOXES):
             INTAKE.labels("refused", "bad_reply").inc()
@@ -191,13 +198,28 @@ class IntakeService:
         if problem is not None:
             await self._answer(request, problem, game)
             return
+        task = asyncio.ensure_future(self._store(request, game, key))
+        self.storing.add(task)
+        task.add_done_callback(self.storing.discard)
+
+    async def _store(self, request: Request, game: str, key: str | None) -> None:
+        partition = self.layout.of(game)
         try:
-            await self.nc.publish(stored_command_subject(self.layout.of(game), game, PLAY), request.data,
-                                  reply=reply, headers={"Nats-Msg-Id": message_id(game, key)} if key else None)
-        except NatsError as error:   # the connection could not send it: nothing was stored
+            stored = await store_grouped(self.js, commands_stream(partition), stored_command_subject(
+                partition, game, PLAY), request.data, {"Nats-Msg-Id": message_id(game, key)} if key else None)
+        except APIError as error:   # the stream refused it: a limit of the stream or the account
+            reason = limit_reason(error.description or "")
+            await self._answer(request, refused(reason, f"{REFUSALS[reason]} ({(error.description or '')[:120]})"),
+                               game)
+            return
+        except NatsError as error:   # not known to be stored (a timeout): the sender asks again
             await self._answer(request, refused("unavailable", f"{REFUSALS['unavailable']} ({error!r:.80})"), game)
             return
-        _HANDED.inc()
+        _STORED.inc()
+        try:
+            await request.respond(encode(Taken(seq=stored.seq, duplicate=stored.duplicate)))
+        except NatsError as error:   # the sender's connection is gone: it asks again with its key
+            log.warning("intake_unanswered", game=game[:80], error=str(error)[:200])
 
     async def _in_play(self, tenant: str, game: str, command: Command) -> Refused | None:
         try:

@@ -1,5 +1,6 @@
 """A synced publish (services/bus/publish.py) says what became of it: the stream's sequence, the
-stream's refusal, no stream at all, or no answer in time; and many at once each get their own."""
+stream's refusal, no stream at all, or no answer in time; and many at once each get their own.
+Appends grouped into one synced write (publish_grouped) each keep their own guard and Msg-Id."""
 import asyncio
 
 import pytest
@@ -7,7 +8,9 @@ from nats.errors import TimeoutError as NatsTimeout
 from nats.js.errors import BadRequestError, NoStreamResponseError
 
 from over_nats import new_game
-from zioncheck.services.bus.publish import publish_stored
+from zioncheck.client import GameClient
+from zioncheck.contracts.commands import StartGame
+from zioncheck.services.bus.publish import publish_grouped, publish_stored
 from zioncheck.services.bus.topology import ensure_topology, layout
 
 pytestmark = pytest.mark.integration
@@ -43,3 +46,64 @@ async def test_no_answer_in_time_is_a_timeout_and_later_publishes_still_work(nat
     await silent.unsubscribe()
     where, game = await layout(client.js), new_game()
     assert await publish_stored(quick, where.log_subject(game, "move"), b"{}") > 0
+
+
+GUARD = "Nats-Expected-Last-Subject-Sequence"
+
+
+async def test_appends_of_many_games_at_once_share_atomic_batches_each_in_its_place(nats_server, client):
+    await ensure_topology(client.js)
+    where, games = await layout(client.js), [new_game() for _ in range(40)]
+    stream = where.log_stream(games[0])
+    games = [g for g in games if where.log_stream(g) == stream]
+    before = (await client.js.stream_info(stream)).state.last_seq
+    seqs = await asyncio.gather(*(publish_grouped(client.js, stream, where.log_subject(game, "move"), game.encode(),
+                                                  {GUARD: "0"}) for game in games))
+    assert sorted(seqs) == list(range(before + 1, before + 1 + len(games)))
+    for game, seq in zip(games, seqs, strict=True):   # each sequence is where that game's batch is
+        assert (await client.js.get_msg(stream, seq)).data == game.encode()
+    grouped = [seq for seq in seqs if "Nats-Batch-Id" in ((await client.js.get_msg(stream, seq)).headers or {})]
+    assert len(grouped) >= len(games) - 1   # all but the first, sent alone while the rest were kept
+
+
+async def test_one_failed_guard_refuses_only_its_own_append_and_a_retry_is_no_second_copy(nats_server, client):
+    await ensure_topology(client.js)
+    where = await layout(client.js)
+    games = [new_game() for _ in range(30)]
+    stream = where.log_stream(games[0])
+    games = [g for g in games if where.log_stream(g) == stream]
+    forked = games[1]
+    await publish_stored(client.js, where.log_subject(forked, "move"), b"another writer")
+
+    async def append(game: str, msg_id: str) -> int:
+        guard = {GUARD: "0", "Nats-Expected-Last-Subject-Sequence-Subject": where.log_subject(game, "*"),
+                 "Nats-Msg-Id": msg_id}
+        return await publish_grouped(client.js, stream, where.log_subject(game, "move"), b"{}", guard)
+
+    found = await asyncio.gather(*(append(game, f"{game}:1") for game in games), return_exceptions=True)
+    refused = [game for game, result in zip(games, found, strict=True) if isinstance(result, Exception)]
+    assert refused == [forked]
+    assert isinstance(found[1], BadRequestError) and found[1].err_code == 10071
+    stored = (await client.js.stream_info(stream)).state.last_seq
+    again = await asyncio.gather(*(append(game, f"{game}:1") for game in games), return_exceptions=True)
+    assert all(isinstance(result, BadRequestError) for result in again)   # each guard holds: nothing stored twice
+    assert (await client.js.stream_info(stream)).state.last_seq == stored
+
+
+async def test_the_intakes_stores_of_many_games_at_once_each_answer_once_and_a_resend_is_the_same_command(
+        nats_server, services, client):
+    platform = await GameClient.connect(nats_server.access, "platform")
+    try:
+        games = [new_game() for _ in range(24)]
+        first = await asyncio.gather(*(platform.send(g, StartGame(game_id=g, players=2), msg_id=f"start-{g}")
+                                       for g in games))
+        again = await asyncio.gather(*(platform.send(g, StartGame(game_id=g, players=2), msg_id=f"start-{g}")
+                                       for g in games))
+        where = await layout(client.js)
+        places = {(where.commands_stream(g), seq) for g, seq in zip(games, first, strict=True)}
+        assert again == first and len(places) == len(games)   # each stored once, at its own place
+        for game, seq in zip(games, first, strict=True):
+            stored = await client.js.get_msg(where.commands_stream(game), seq)
+            assert b'"start_game"' in stored.data and f'"game_id":"{game}"'.encode() in stored.data
+    finally:
+        await platform.close()
