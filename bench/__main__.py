@@ -1,6 +1,7 @@
 """`python -m bench [NAME ...]`: run the named benchmarks (by default those in DEFAULT), print one table."""
 import argparse
 import importlib
+import math
 import os
 import platform
 import sys
@@ -8,8 +9,7 @@ import time
 
 from bench import Row, corpus
 
-# A benchmark is a module whose run() returns rows; listing it here adds it. A slow one
-# (say, the services over NATS) can stay out of DEFAULT and be run by name.
+# A benchmark is a module whose run() returns rows; listing it here adds it, and `make bench` runs it.
 BENCHMARKS = {
     "games": "bench.games",
     "fold": "bench.fold",
@@ -28,33 +28,56 @@ BENCHMARKS = {
     "history": "bench.history",
     "commit": "bench.commit",
 }
-DEFAULT = ("games", "fold", "service", "fanout", "poison", "bots")
+DEFAULT = tuple(BENCHMARKS)   # `make bench`: every one
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench",
-                                     description="Run the named benchmarks and print one table of their figures.")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="Run the named benchmarks and print one table of their figures; each benchmark ends with one "
+                    "line: its figure, its target, PASS or FAIL. Exits 1 when any FAILs (a target missed, or a "
+                    "benchmark that could not run).")
     parser.add_argument("names", nargs="*", metavar="NAME",
-                        help=f"benchmarks to run, of {', '.join(BENCHMARKS)} (default: {' '.join(DEFAULT)})")
+                        help=f"benchmarks to run, of {', '.join(BENCHMARKS)} (default: every one)")
     args = parser.parse_args(argv)
     unknown = [name for name in args.names if name not in BENCHMARKS]
     if unknown:
         print(f"python -m bench: no benchmark {unknown[0]!r} (choose from {', '.join(BENCHMARKS)})", file=sys.stderr)
         return 2
-    started, failed, rows, last = time.perf_counter(), False, [], []
+    started, rows, last, verdicts = time.perf_counter(), [], [], []
     for name in dict.fromkeys(args.names or DEFAULT):
         try:
             module = importlib.import_module(BENCHMARKS[name])
-            rows += module.run()
+            found = module.run()
             last += getattr(module, "LAST", [])  # a benchmark's closing line, printed after the table
         except Exception as error:  # one broken benchmark must not hide the others' figures
-            print(f"python -m bench: {name} failed: {type(error).__name__}: {error}", file=sys.stderr)
-            failed = True
+            found, said = [], f"{name}: could not run ({type(error).__name__}: {error}): FAIL"
+        else:
+            said = verdict(name, found)
+        rows += found
+        verdicts.append(said)
+        print(said, file=sys.stderr, flush=True)   # as each ends: a long run shows its progress
     rows.append(corpus.baseline())
     print(table(rows, time.perf_counter() - started))
-    for line in last:
+    for line in last + verdicts:
         print(line)
-    return 1 if failed else 0
+    return 1 if any(line.endswith("FAIL") for line in verdicts) else 0
+
+
+def verdict(name: str, rows: list[Row]) -> str:
+    """A benchmark's one closing line: its first target missed, else its first target met, each with its
+    figure; FAIL for a benchmark that measured no number (NaN), or that has no target to be held to."""
+    unmeasured = [row for row in rows if math.isnan(row.rate) or math.isinf(row.rate)]
+    if unmeasured:
+        return f"{name}: {unmeasured[0].name} measured no number ({unmeasured[0].rate}): FAIL"
+    targeted = [row for row in rows if row.target is not None]
+    if not targeted:
+        return f"{name}: no figure with a target: FAIL"
+    missed = [row for row in targeted if _mark(row) != "PASS"]
+    row = (missed or targeted)[0]
+    met = f"{len(targeted) - len(missed)} of {len(targeted)} targets met"
+    return (f"{name}: {row.name} {_number(row.rate)} {row.unit}, target {'<=' if row.at_most else '>='} "
+            f"{_number(row.target)} {row.unit} ({met}): {'FAIL' if missed else 'PASS'}")
 
 
 def table(rows: list[Row], seconds: float) -> str:

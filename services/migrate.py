@@ -24,6 +24,10 @@ every game's end again, finds each archived and schedules its removal. Only a st
 sequences run unbroken from 1 is made again: a log stream's always do, as nothing in it is ever
 removed; the new store times are those of the copy.
 
+A store made before the views went off the synced path has them synced at every write, and a
+stream's persist mode is never changed: `views_off_the_synced_path` removes the bucket's stream and makes
+it again, empty, off it; `zioncheck migrate` then writes every game's views again from its log.
+
 A store written before tenants names a game by its id alone where a tenant reads it: its feed on
 zc.feed.<game>, its standings at <game>, its views at <game>.public. Every such game is the default
 tenant's (topology.DEFAULT_TENANT), whose names carry the tenant's token: `before_tenants` finds
@@ -46,15 +50,20 @@ from zioncheck.services.bus import log_store
 from zioncheck.services.bus.consumers import consumer_config, create_pinned_consumer
 from zioncheck.services.bus.topology import (
     COMMANDS,
+    DERIVED,
     FEED,
     LOG,
     STANDINGS,
+    VIEWS,
+    bucket_configs,
+    bucket_stream_config,
     commands_stream,
     ensure_topology,
     kv_stream,
     kv_subject,
     layout,
     log_stream,
+    off_the_synced_path,
     origin_of,
     standings_key,
     stored_command_subject,
@@ -229,6 +238,24 @@ async def _made_again(js: JetStreamContext, name: str, current: StreamConfig, sa
     await js.delete_stream(aside)
     say(f"{name}: made again without denying purges: {copied} messages at their sequences, "
         f"{len(where)} consumers where they were")
+
+
+async def views_off_the_synced_path(js: JetStreamContext, say: Callable[[str], None] = lambda line: None) -> list[str]:
+    """The views made again off the synced path where a store has them synced (see the module's
+    docstring); the streams made again."""
+    done = []
+    for name in DERIVED:
+        try:
+            current = (await js.stream_info(name)).config
+        except NotFoundError:
+            continue
+        if off_the_synced_path(current):
+            continue
+        await js.delete_stream(name)
+        await js.add_stream(config=bucket_stream_config(bucket_configs()[VIEWS], current.num_replicas or 1))
+        say(f"{name}: made again off the synced path")
+        done.append(name)
+    return done
 
 
 def _from_the_start() -> set[str]:

@@ -12,7 +12,7 @@ server's configuration and the files a deployment includes (`zioncheck credentia
                 register of games in play (ZC_OPEN)
     dealer      dealer commands, its seed bucket     hand boundaries of the log, its seeds
     scoring     scores, standings                    hand boundaries of the log
-    projector   the feed, views                      the log
+    projector   the feed, views                      the log, the register of games in play
     archiver    the archive bucket, the history      the commands and the log (hand boundaries),
                 index, games' removals, purges of    the archive bucket, the index, removals due,
                 finished games                       the table's progress through the commands
@@ -213,7 +213,7 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                         durables=[(lg, "zc-dealer") for lg in logs], partitions=partitions),
         "scoring": _role([score_subject(ANY_GAME), *_kv_writes(STANDINGS)], reads=[*logs, kv_stream(STANDINGS)],
                          durables=[(lg, "zc-scoring") for lg in logs], partitions=partitions),
-        "projector": _role([feed_subject(ANY_GAME), *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS)],
+        "projector": _role([feed_subject(ANY_GAME), *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS), OPEN],
                            durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
         "archiver": _role([*archive_subjects(), HISTORY_SUBJECTS, REMOVAL_SUBJECTS,
                            *[_purge(stream) for stream in _purged_by_the_archiver(partitions)],
@@ -399,11 +399,15 @@ def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PART
                    replicas: int = 1) -> str:
     """The `accounts` section: one account with JetStream, its partition mappings, a user per credential.
     The account's storage is capped at the store's limits (topology.StoreLimits): a full store
-    refuses and keeps all. The server counts each replica's bytes against it, so the cap is the
-    limits times the `replicas` the streams have."""
+    refuses and keeps all; its memory, at the views' limit (held in memory when replicated). The
+    server counts each replica's bytes against it, so the cap is the limits times the `replicas` the
+    streams have."""
     users = [user_block(c, partitions, checked) for c in credentials]
-    store = StoreLimits.configured().total_bytes * replicas
-    return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: {{max_file: {store}}}\n" + mappings_block(partitions)
+    limits = StoreLimits.configured()
+    store = limits.total_bytes * replicas
+    memory = limits.bytes_of(VIEWS) * replicas   # the views, held in memory when replicated (topology.DERIVED)
+    return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: {{max_file: {store}, max_mem: {memory}}}\n"
+            + mappings_block(partitions)
             + "    users: [\n" + "\n".join(users) + "\n    ]\n  }\n}\n")
 
 

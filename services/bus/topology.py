@@ -76,7 +76,15 @@ from dataclasses import dataclass
 
 import structlog
 from nats.js import JetStreamContext
-from nats.js.api import DiscardPolicy, KeyValueConfig, ObjectStoreConfig, RePublish, StorageType, StreamConfig
+from nats.js.api import (
+    DiscardPolicy,
+    KeyValueConfig,
+    ObjectStoreConfig,
+    PersistMode,
+    RePublish,
+    StorageType,
+    StreamConfig,
+)
 from nats.js.errors import BadRequestError, NotFoundError
 
 from zioncheck.contracts.commands import TIMER
@@ -481,7 +489,10 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
         StreamConfig(name=SCORES, subjects=[score_subject(ANY_GAME)], deny_delete=True,
                      allow_direct=True, max_bytes=limits.bytes_of(SCORES), **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed (the operator).
+        # Synced, as readers resume it by its place, but the feed batches of many games share one synced write
+        # (atomic batches, publish_grouped).
         StreamConfig(name=FEED, subjects=[feed_subject(ANY_GAME)], duplicate_window=120.0, deny_delete=True,
+                     allow_atomic=True,
                      allow_direct=True, republish=RePublish(src=feed_subject(ANY_GAME), dest=public_feed_subject(
                          game_key("{{wildcard(1)}}", "{{wildcard(2)}}"))),
                      max_bytes=limits.bytes_of(FEED), **common),
@@ -520,6 +531,32 @@ def bucket_configs(limits: StoreLimits | None = None) -> dict[str, KeyValueConfi
 
 BUCKETS = (STANDINGS, SEEDS, VIEWS)
 VIEW_LIVE_SUBJECTS = "zc.view.>"
+# The views are derived from the log, snapshots rebuilt from it whenever lost: the server stores them
+# without a sync a write (a server killed may lose the last of them, and the projector's sweep writes
+# them again), so they take nothing of the disk's syncs from the log and the commands. On one node the
+# bucket's stream has persist mode async; the server keeps that to unreplicated streams, so replicated
+# it is held in memory on each replica (a node that restarts takes it from the others; a whole cluster
+# that restarts comes back without it, and the projector writes it again). The feed stays synced: its
+# readers resume it by their place in its stream, which a lost tail would leave behind.
+DERIVED = (kv_stream(VIEWS),)
+
+
+def off_the_synced_path(config: StreamConfig) -> bool:
+    """Whether a stream as made is stored without a sync a write (a derived one, as it should be)."""
+    return config.persist_mode == PersistMode.ASYNC or config.storage == StorageType.MEMORY
+
+
+def bucket_stream_config(config: KeyValueConfig, replicas: int) -> StreamConfig:
+    """The stream of bucket `config`, as nats-py's create_key_value makes it (one value a key, deletes by
+    markers, direct gets); the views' off the synced path (DERIVED), which a bucket's own settings cannot say."""
+    derived = kv_stream(config.bucket) in DERIVED
+    return StreamConfig(name=kv_stream(config.bucket), subjects=[kv_subject(config.bucket, ">")],
+                        allow_direct=config.direct, allow_rollup_hdrs=True, allow_msg_ttl=True, deny_delete=True,
+                        discard=DiscardPolicy.NEW, duplicate_window=120.0, max_bytes=config.max_bytes,
+                        max_consumers=-1, max_msgs=-1, max_msgs_per_subject=config.history or 1,
+                        num_replicas=replicas, republish=config.republish,
+                        storage=StorageType.MEMORY if derived and replicas > 1 else StorageType.FILE,
+                        persist_mode=PersistMode.ASYNC if derived and replicas == 1 else None)
 
 
 def view_live_subject(key: str) -> str:
@@ -559,6 +596,12 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
             missing[name] = config
             continue
         current = info.config
+        if replicas is not None and current.num_replicas != replicas and name in DERIVED:
+            # stored apart from the synced path one way alone and another replicated: made again, empty
+            changes.append(f"{name}: made again with {replicas} replica(s); the projector writes it again")
+            await js.delete_stream(name)
+            await js.add_stream(config=bucket_stream_config(config, replicas))
+            continue
         if replicas is not None and current.num_replicas != replicas:
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
             await js.update_stream(config=current.evolve(num_replicas=replicas))
@@ -570,6 +613,10 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
                 changes.append(f"{name}: what a tenant reads names its tenant now (zc.feed.<tenant>.<game>); "
                                f"`zioncheck rebuild-views --feed` writes the views and feed of the games stored "
                                f"before again")
+        if name in DERIVED and not off_the_synced_path(current):
+            changes.append(f"{name} is synced to disk at every write, as the log is, though it is derived from the "
+                           f"log: `zioncheck migrate` makes it again off the synced path and writes every game's "
+                           f"views again from its log")
         if current.deny_purge and isinstance(config, StreamConfig) and not config.deny_purge:
             changes.append(f"{name} was made denying purges, which the server never lifts: what it holds of the "
                            f"games the archiver archives stays in it until `zioncheck migrate`, with the services "
@@ -577,7 +624,7 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
     for name, config in missing.items():
         with contextlib.suppress(BadRequestError):  # made meanwhile by another start: theirs stands
             if isinstance(config, KeyValueConfig):
-                await js.create_key_value(config=config, replicas=replicas or 1, storage=StorageType.FILE)
+                await js.add_stream(config=bucket_stream_config(config, replicas or 1))
             elif isinstance(config, ObjectStoreConfig):
                 await js.create_object_store(config.bucket, config=config)
             else:

@@ -16,6 +16,7 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.log import encode
 from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
 from zioncheck.services.bus.log_store import read_stored
+from zioncheck.services.bus.publish import publish_grouped
 from zioncheck.services.bus.topology import (
     FEED,
     VIEWS,
@@ -108,7 +109,7 @@ async def publish_feed(js: JetStreamContext, game: str, seq: int, events, dedupe
     if batch is None:
         return False
     headers = {"Nats-Msg-Id": f"feed:{game}:{seq}"} if dedupe else None
-    await js.publish(feed_subject(game), encode(batch), headers=headers)
+    await publish_grouped(js, FEED, feed_subject(game), encode(batch), headers)
     return True
 
 

@@ -5,6 +5,14 @@ read what this publishes. Everything here is recomputable from the log
 (cli/view_admin.py, rebuild), and the service itself catches up
 from the log whenever it finds a gap (a restart, a failed message, batches of
 one game delivered out of order), so no batch is ever skipped or folded twice.
+
+Being derived, the views are stored off the synced path (topology: persist mode async): a
+server killed may come back without the last of them. So whenever the projector finds itself on
+a server it has not yet seen (its own start, the server's restart, another node), it forgets the
+games it holds and goes over every game in the hot log once (`sweep`): folds its log again,
+writes its views, and publishes any feed batch the stream lacks (each under its seq). A view is
+never stepped back meanwhile (view_store.put_newer). The feed stays synced, its batches of many
+games sharing synced writes (publish_grouped).
 """
 import asyncio
 from collections import OrderedDict, defaultdict
@@ -16,12 +24,14 @@ from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import Batch, decode_batch
 from zioncheck.domain.views import Projection, advance
-from zioncheck.services.bus.log_store import due_at, read_stored, where
+from zioncheck.services.bus import open_games
+from zioncheck.services.bus.log_store import due_at, read_stored, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
 from zioncheck.services.bus.view_store import last_feed_seq, publish_feed, write_views
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
 
 log = structlog.get_logger("projector")
+SERVER_CHECK_SECONDS = 2.0   # how often the projector looks whether its server is one it has swept
 
 # The log writer names the game's previous log message in this header of each batch
 # (services/bus/log_store.py, append); matching it proves no batch of the game was missed.
@@ -46,12 +56,64 @@ class ProjectorService:
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.flushes: dict[str, asyncio.Future] = {}
         self.kv: KeyValue | None = None
+        self.swept: set[str] = set()   # the servers (by id) on which every hot game's views and feed are whole
+        self.server: str | None = None  # the server the games held were projected on
+        self.watch: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        self.watch = asyncio.ensure_future(self._watch_servers())
+
+    async def stop(self) -> None:
+        if self.watch is not None:
+            self.watch.cancel()
+            await asyncio.gather(self.watch, return_exceptions=True)
+
+    def _on_which_server(self) -> None:
+        """Forget every game held once the connection is on another server (a restart): the server may have
+        lost the last of their feed, which a game's next batch then publishes again from where the stream
+        stops, before anything after it; the sweep does the games that have no next batch."""
+        server = (getattr(self.js._nc, "_server_info", None) or {}).get("server_id")
+        if server != self.server:
+            self.server = server
+            self.games.clear()
+
+    async def _watch_servers(self) -> None:
+        """Sweep whenever the connection is on a server not swept yet; a sweep that fails is tried again."""
+        while True:
+            self._on_which_server()
+            server = self.server
+            if server and server not in self.swept and self.js._nc.is_connected:
+                try:
+                    await self.sweep()
+                except Exception as error:  # noqa: BLE001 - the server went away meanwhile: the next look retries
+                    log.warning("sweep_failed", error=str(error)[:200])
+                else:
+                    self.swept.add(server)
+            await asyncio.sleep(SERVER_CHECK_SECONDS)
+
+    async def sweep(self) -> int:
+        """Every game in the hot log projected whole again, those in play first: what a server killed lost
+        of the views and the feed is written again. Returns the games swept."""
+        stored = await stored_games(self.js)
+        playing = await open_games.marked(self.js)
+        games = sorted(stored, key=lambda game: game not in playing)
+        for done, game in enumerate(games, 1):
+            async with self.locks[game]:
+                projected = await self._projected(game)
+                await self._catch_up(projected, game, before=2 ** 62, known=0)
+                self.kv = self.kv or await self.js.key_value(VIEWS)
+                await write_views(self.kv, game, projected.projection, projected.revisions)
+            if done % 1000 == 0:
+                log.info("sweeping", games=done, of=len(games))
+        log.info("swept", games=len(games))
+        return len(games)
 
     async def on_log(self, game: str, seq: int, headers: dict | None, batch: Batch) -> None:
         """Fold log message `seq` of `game` (and any earlier one not folded yet), then publish.
 
         Returns once the views hold the batch, so the message is acked only then.
         """
+        self._on_which_server()
         async with self.locks[game]:
             try:
                 projected = await self._project(game, seq, headers or {}, batch)
