@@ -43,7 +43,8 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 	$(QUIET_EDITABLE) $(PY) -m pip install --quiet -e '.[dev,bench]'
 	touch $(BENCH_STAMP)
 
-# The default benchmarks; `$(PY) -m bench peer` (or any NAME) runs one by name once this has installed the extra.
+# Every benchmark, each ending PASS or FAIL; `$(PY) -m bench peer` (or any NAME) runs one by name once this has
+# installed the extra.
 bench: install $(BENCH_STAMP)
 	$(PY) -m bench
 
