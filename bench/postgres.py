@@ -115,7 +115,7 @@ class PostgresServer:
             log = self.log.read_text()[-2000:] if self.log.exists() else ""
             raise RuntimeError(f"PostgreSQL: {program} failed (exit {done.returncode}): "
                                f"{(done.stderr or done.stdout).strip()[-2000:]}"
-                               + (f"\nits log, {self.log}:\n{log}" if log else ""))
+                               + (f"\nthe end of its log:\n{log}" if log else ""))
 
     @property
     def env(self) -> dict[str, str]:

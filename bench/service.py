@@ -285,6 +285,8 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
     each command to its seat's view too (view_p50_ms, view_p99_ms): after the window the projector
     has up to VIEW_PATIENCE seconds to write the views of every batch of it (view_catch_up, the seconds
     it took), and the CPU counts that time too, the projector's work for the window's commands."""
+    if views and not projector:
+        raise ValueError("views are timed only where the projector writes them (projector=True)")
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
         server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions)
