@@ -349,7 +349,7 @@ def peer_rows(best: dict[str, dict], postgres_best: dict) -> list[Row]:
                      f"{PEER_SECONDS:.0f} s; fsync, synchronous_commit on; {rounds}", versus=chosen),
                  Row(f"  CPU a command, PostgreSQL, {writers} writer{'s' * (writers > 1)}", found["cpu_us"], "us",
                      "the writers' processes and PostgreSQL's postmaster and backends",
-                     versus=f"PostgreSQL's {found['database_cpu_us']:.0f} us of it")]
+                     versus=f"PostgreSQL's {found['database_cpu_us']:,.0f} us of it")]
     return rows
 
 
