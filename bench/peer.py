@@ -1,25 +1,44 @@
-"""The services against the peer a Python developer would pick instead, in one run. `python -m bench peer`
+"""The whole path of the services against the peers a Python developer would pick instead, side by side
+in one run. `python -m bench peer`
 
-The peer: the `eventsourcing` library (the `bench` extra: `make bench` installs it) on SQLite in
-WAL mode with synchronous=FULL, one aggregate per game and one aggregate event per command (the
-command's events, as the table's log holds one batch per command), the aggregate kept in
-memory between commands. It plays GAMES whole greedy 4-seat games through this project's rules.
-The services play the same number of concurrent greedy games over NATS with every append synced
-(bench/service.py, as `zioncheck serve` runs them). Then one finished game of about 1,500 events
-is rebuilt both ways, taking turns, best of ROUNDS: read, decode and fold (the peer's
-repository.get; the project's log_store.load from the log).
+The peers: the `eventsourcing` library (the `bench` extra: `make bench` installs it), one aggregate
+per game and one aggregate event per command (the command's events, as the table's log holds one
+batch per command), the aggregate kept in memory between commands, each writer playing greedy 4-seat
+games one after another through this project's rules for PEER_SECONDS:
+- on SQLite in WAL mode with synchronous=FULL, one writer (SQLite takes one at a time);
+- on PostgreSQL with fsync and synchronous_commit on, with 1, 4 and 8 writers, each a process of
+  its own; the best of them is the PostgreSQL peer. The bench starts the server itself from the
+  machine's binaries, in a temporary folder, and stops and removes it at the end (bench/postgres.py);
+  it fails, saying why, when the server cannot start.
+The whole path: the services with the projector writing views and feed (bench/service.py), 20 and
+120 concurrent greedy games over NATS with every append synced, each command timed from its send to
+its batch in the log and to the first view of its seat that covers the batch.
+
+Each side's CPU a command comes from /proc: a peer's, its writers' processes and PostgreSQL's
+postmaster with every backend; the whole path's, every service process, nats-server and the
+bots' process. The sides take turns, TURNS rounds (the second backwards), and each figure is its
+side's best round by commands/s. The targets: the whole path at least 1.5 times the best peer at
+120 games and as fast at 20; at 120 games at most 0.5 ms of CPU a command and a p99 to the view of
+at most 100 ms. Then one finished game of about 1,500 events is rebuilt both ways, taking turns,
+best of ROUNDS: read, decode and fold (the SQLite peer's repository.get; the project's
+log_store.load from the log).
 
 The services run on the embedded default number of partitions; BENCH_PARTITIONS=P sets another.
 """
 import asyncio
+import itertools
+import multiprocessing
 import os
 import sqlite3
+import sys
 import tempfile
 import time
 from functools import cache
 from pathlib import Path
+from queue import Empty
 
 from bench import Row, load, service
+from bench.postgres import PostgresServer
 from zioncheck.application import simulation
 from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.turns import InProcessTable
@@ -33,9 +52,15 @@ from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import NatsServer
 from zioncheck.services.wiring import prepare_topology
 
-GAMES, SEED, ROUNDS = 20, "bench-peer", 7
+SEED, ROUNDS = "bench-peer", 7      # ROUNDS: of the rebuild
+TURNS = 2                           # rounds of the whole comparison, each side once a round
+PEER_SECONDS = 10.0                 # how long each peer run plays
+WRITERS = (1, 4, 8)                 # the PostgreSQL peer's concurrent writers, each a process
+GAMES = (20, 120)                   # the services' concurrent games
 PARTITIONS = int(os.environ["BENCH_PARTITIONS"]) if os.environ.get("BENCH_PARTITIONS") else None
-TARGET_RATE_RATIO, TARGET_REBUILD_RATIO = 1.5, 4.0   # issue 10, item 8
+TARGET_RATE_RATIO = {20: 1.0, 120: 1.5}           # the whole path over the best peer
+TARGET_CPU_US, TARGET_VIEW_P99_MS = 500, 100      # at 120 games
+TARGET_REBUILD_RATIO = 4.0
 
 try:
     from eventsourcing.application import Application
@@ -86,35 +111,56 @@ def synced_sqlite() -> None:
     SQLiteConnectionPool.synced = True
 
 
-def peer_app(db: Path):
+def sqlite_env(db: Path) -> dict[str, str]:
+    return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)}
+
+
+def peer_app(env: dict[str, str]):
+    """The peer's application on the store `env` names (sqlite_env, PostgresServer.env)."""
     _, PeerGames = peer_classes()
-    synced_sqlite()
-    return PeerGames(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)})
+    if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
+        synced_sqlite()
+    return PeerGames(env=env)
+
+
+class WindowOver(Exception):
+    """A writer's window ended: the command in hand is not saved."""
+
+
+class Window:
+    """The seconds a writer plays; the commands it saved within them."""
+
+    def __init__(self, seconds: float):
+        self.end, self.commands = time.perf_counter() + seconds, 0
 
 
 class PeerTable(InProcessTable):
     """The simulator's table, each command's events saved as one event of the game's aggregate."""
 
-    def __init__(self, app, game_id: str, dealer: Dealer):
+    def __init__(self, app, game_id: str, dealer: Dealer, window: Window | None = None):
         super().__init__(dealer=dealer)
         PeerGame, _ = peer_classes()
-        self.app, self.aggregate = app, PeerGame(game_id)
+        self.app, self.aggregate, self.window = app, PeerGame(game_id), window
         self.commands = 0
 
     def record(self, events: list[AnyEvent], cause: int) -> list[AnyEvent]:
+        if self.window is not None and time.perf_counter() >= self.window.end:
+            raise WindowOver
         self.aggregate.played(encode(Batch(cause=cause, events=events)).decode())
         self.app.save(self.aggregate)
         self.commands += 1
+        if self.window is not None:
+            self.window.commands += 1
         self.state = self.aggregate.state
         return events
 
 
-def play_peer_game(app, game_id: str) -> PeerTable:
+def play_peer_game(app, game_id: str, window: Window | None = None) -> PeerTable:
     """simulation.play_game, through the peer."""
     rng = simulation.game_rng(SEED, game_id)
     bots = [make_bot("greedy", rng) for _ in range(4)]
     dealer = Dealer(seeded(SEED, game_id))
-    table = PeerTable(app, game_id, dealer)
+    table = PeerTable(app, game_id, dealer, window)
     table.handle(StartGame(game_id=game_id, players=len(bots)))
     while not table.state.game_over:
         table.handle(dealer.deal(table.state))
@@ -123,18 +169,87 @@ def play_peer_game(app, game_id: str) -> PeerTable:
     return table
 
 
-def peer_rate(folder: Path) -> dict:
-    app = peer_app(folder / "peer.sqlite")
-    mode = sqlite3.connect(folder / "peer.sqlite").execute("PRAGMA journal_mode").fetchone()[0]
-    started = time.perf_counter()
-    commands = sum(play_peer_game(app, f"{SEED}-{i}").commands for i in range(GAMES))
-    return {"rate": commands / (time.perf_counter() - started), "commands": commands, "journal": mode}
+def peer_writer(env: dict[str, str], writer: int, seconds: float, go, told) -> None:
+    """One writer of the peer, a process of its own: once `go` is set, greedy 4-seat games one after
+    another until its window ends. Tells ("ready",), then ("done", commands saved within the window,
+    its own CPU seconds over it), or ("failed", why)."""
+    try:
+        app = peer_app(env | {"CREATE_TABLE": "no"})   # peer_run made them
+        told.put(("ready",))
+        go.wait()
+        cpu = service.cpu_seconds(os.getpid())
+        window = Window(seconds)
+        try:
+            for game in itertools.count():
+                play_peer_game(app, f"{SEED}-{writer}-{game}", window)
+        except WindowOver:
+            pass
+        told.put(("done", window.commands, service.cpu_seconds(os.getpid()) - cpu))
+        app.close()
+    except Exception as error:
+        told.put(("failed", f"writer {writer}: {type(error).__name__}: {error}"))
+
+
+def peer_run(env: dict[str, str], writers: int, postgres: PostgresServer | None = None,
+             seconds: float = PEER_SECONDS) -> dict:
+    """`writers` processes playing through the peer at once for `seconds`: commands/s, and the CPU a
+    command of the writers and of PostgreSQL (its postmaster and every backend), from /proc."""
+    peer_app(env).close()   # the tables made once, before the writers race to make them
+    spawn = multiprocessing.get_context("spawn")
+    go, told = spawn.Event(), spawn.Queue()
+    processes = [spawn.Process(target=peer_writer, args=(env, w, seconds, go, told)) for w in range(writers)]
+    for process in processes:
+        process.start()
+    try:
+        _heard(told, processes, "ready", patience=120)
+        go.set()
+        before = postgres.cpu_seconds() if postgres else 0.0
+        found = _heard(told, processes, "done", patience=seconds + 120)
+        database = (postgres.cpu_seconds() - before) if postgres else 0.0
+    finally:
+        for process in processes:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
+                process.join()
+    commands = max(sum(c for _, c, _ in found), 1)
+    python = sum(cpu for _, _, cpu in found)
+    return {"writers": writers, "commands": commands, "rate": commands / seconds,
+            "cpu_us": 1e6 * (python + database) / commands, "database_cpu_us": 1e6 * database / commands}
+
+
+def _heard(told, processes: list, word: str, patience: float) -> list[tuple]:
+    """What each writer tells, `word` from every one; raises, saying why, when one failed or ended
+    without a word, or when `patience` seconds pass first."""
+    found: list[tuple] = []
+    deadline = time.monotonic() + patience
+    while len(found) < len(processes):
+        try:
+            message = told.get(timeout=1.0)
+        except Empty:
+            if ended := [p for p in processes if p.exitcode not in (None, 0)]:
+                raise RuntimeError(f"a writer of the peer ended with exit code {ended[0].exitcode}") from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the peer's writers did not tell {word!r} within {patience:.0f} s") from None
+            continue
+        if message[0] == "failed":
+            raise RuntimeError(f"a writer of the peer failed: {message[1]}")
+        found.append(message)
+    return found
+
+
+def sqlite_run(folder: Path, turn: int) -> dict:
+    db = folder / f"peer-{turn}.sqlite"
+    run = peer_run(sqlite_env(db), 1)
+    journal = sqlite3.connect(db).execute("PRAGMA journal_mode").fetchone()[0]
+    assert journal == "wal", journal
+    return run
 
 
 def peer_stored(folder: Path, batches: list[Batch]):
     """The finished game saved through the peer: (its aggregate's id, its state)."""
     PeerGame, _ = peer_classes()
-    app = peer_app(folder / "rebuild.sqlite")
+    app = peer_app(sqlite_env(folder / "rebuild.sqlite"))
     game = PeerGame("rebuilt")
     for batch in batches:
         game.played(encode(batch).decode())
@@ -155,7 +270,7 @@ async def rebuilds(folder: Path, batches: list[Batch]) -> tuple[float, float]:
         await js.publish_async_completed()
         peer_best = ours_best = float("inf")
         for _ in range(ROUNDS):
-            fresh = peer_app(folder / "rebuild.sqlite")
+            fresh = peer_app(sqlite_env(folder / "rebuild.sqlite"))
             started = time.perf_counter()
             state = fresh.repository.get(aggregate).state
             peer_best = min(peer_best, time.perf_counter() - started)
@@ -170,29 +285,97 @@ async def rebuilds(folder: Path, batches: list[Batch]) -> tuple[float, float]:
     return peer_best, ours_best
 
 
+def whole_path(games: int, partitions: int | None) -> dict:
+    """The services with the projector writing views and feed, `games` concurrent games, each command
+    timed to its batch in the log and to its seat's view; the CPU a command of every process."""
+    run = service.main(games=games, projector=True, views=True, ceilings=False, partitions=partitions)
+    run["cpu_us"] = 1000 * sum(run[f"{part}_cpu_ms"] for part in ("table", "others", "intake", "server", "bots"))
+    return run
+
+
 def run(partitions: int | None = PARTITIONS) -> list[Row]:
     peer_classes()   # says at once when the library is missing
-    with tempfile.TemporaryDirectory() as folder:
-        peer = peer_rate(Path(folder))
-        assert peer["journal"] == "wal", peer["journal"]
-        ours = service.main(games=GAMES, sync_always=True, ceilings=False, partitions=partitions)
+    runs: dict[str, list[dict]] = {}
+    with tempfile.TemporaryDirectory() as folder, PostgresServer() as postgres:
+        sides = {"sqlite": lambda turn: sqlite_run(Path(folder), turn),
+                 **{f"postgres {w}": lambda _, w=w: peer_run(postgres.env, w, postgres) for w in WRITERS},
+                 **{f"services {g}": lambda _, g=g: whole_path(g, partitions) for g in GAMES}}
+        # peers and services alternate, and the second round runs backwards: the machine's drift
+        # weighs on every side alike
+        order = ["sqlite", f"services {GAMES[0]}", *(f"postgres {w}" for w in WRITERS[:-1]),
+                 f"services {GAMES[1]}", f"postgres {WRITERS[-1]}"]
+        for turn in range(TURNS):
+            for side in order if turn % 2 == 0 else order[::-1]:
+                found = sides[side](turn)
+                runs.setdefault(side, []).append(found)
+                print(f"peer: round {turn + 1}, {side}: {found['rate']:,.0f} commands/s, "
+                      f"{found['cpu_us']:,.0f} us CPU a command"
+                      + (f", p99 to the log {found['p99_ms']:,.1f} ms, to the view {found['view_p99_ms']:,.1f} ms"
+                         if "view_p99_ms" in found else ""), file=sys.stderr, flush=True)
         batches = load.game_batches()
         peer_seconds, our_seconds = asyncio.run(rebuilds(Path(folder), batches))
+    best = {side: max(found, key=lambda r: r["rate"]) for side, found in runs.items()}
+    postgres_best = max((best[f"postgres {w}"] for w in WRITERS), key=lambda r: r["rate"])
+    peers = {"SQLite, 1 writer": best["sqlite"], f"PostgreSQL, {postgres_best['writers']} writers": postgres_best}
+    best_peer = max(peers, key=lambda name: peers[name]["rate"])
+    peer_rate = peers[best_peer]["rate"]
+    rows = peer_rows(best, postgres_best)
+    for games in GAMES:
+        rows += whole_path_rows(games, best[f"services {games}"], best_peer, peer_rate, partitions)
     events = sum(len(b.events) for b in batches)
-    rate_ratio, rebuild_ratio = ours["rate"] / peer["rate"], peer_seconds / our_seconds
-    streams = f"{partitions} partition(s)" if partitions else "the embedded default partitions"
-    return [
-        Row("peer: eventsourcing + SQLite", peer["rate"], "commands/s",
-            f"{GAMES} greedy 4-seat games one after another, {peer['commands']:,} commands; WAL, synchronous=FULL"),
-        Row("peer: the services", ours["rate"], "commands/s",
-            f"{GAMES} concurrent greedy 4-seat games over NATS, sync always, {streams}",
-            TARGET_RATE_RATIO * peer["rate"], f"{rate_ratio:.2f} times the peer (target >= {TARGET_RATE_RATIO})"),
+    rebuild_ratio = peer_seconds / our_seconds
+    return rows + [
         Row("peer: rebuild a game, eventsourcing", 1000 * peer_seconds, "ms",
             f"one finished game, {events:,} events in {len(batches):,} aggregate events: read, decode, fold"),
         Row("peer: rebuild a game, log_store.load", 1000 * our_seconds, "ms",
             f"the same game from the log over NATS, {len(batches):,} batches: read, decode, fold",
             1000 * peer_seconds / TARGET_REBUILD_RATIO,
             f"{rebuild_ratio:.1f} times faster than the peer (target >= {TARGET_REBUILD_RATIO})", at_most=True),
+    ]
+
+
+def peer_rows(best: dict[str, dict], postgres_best: dict) -> list[Row]:
+    rounds = f"best of {TURNS} rounds in turns with the services"
+    sqlite = best["sqlite"]
+    rows = [Row("peer: eventsourcing + SQLite, 1 writer", sqlite["rate"], "commands/s",
+                f"greedy 4-seat games one after another for {PEER_SECONDS:.0f} s, one aggregate event a command; "
+                f"WAL, synchronous=FULL; {rounds}"),
+            Row("  CPU a command, SQLite", sqlite["cpu_us"], "us", "the writer's process (SQLite runs in it)")]
+    for writers in WRITERS:
+        found = best[f"postgres {writers}"]
+        chosen = "the best PostgreSQL run" if found is postgres_best else ""
+        rows += [Row(f"peer: eventsourcing + PostgreSQL, {writers} writer{'s' * (writers > 1)}", found["rate"],
+                     "commands/s", f"{writers} process{'es' * (writers > 1)}, each playing games one after another for "
+                     f"{PEER_SECONDS:.0f} s; fsync, synchronous_commit on; {rounds}", versus=chosen),
+                 Row(f"  CPU a command, PostgreSQL, {writers} writer{'s' * (writers > 1)}", found["cpu_us"], "us",
+                     "the writers' processes and PostgreSQL's postmaster and backends",
+                     versus=f"PostgreSQL's {found['database_cpu_us']:,.0f} us of it")]
+    return rows
+
+
+def whole_path_rows(games: int, found: dict, best_peer: str, peer_rate: float, partitions: int | None) -> list[Row]:
+    streams = f"{partitions} partition(s)" if partitions else "the embedded default partitions"
+    ratio, target = found["rate"] / peer_rate, TARGET_RATE_RATIO[games]
+    at_scale = games == max(GAMES)
+    parts = ", ".join(f"{name} {1000 * found[f'{part}_cpu_ms']:.0f}" for name, part in (
+        ("table", "table"), ("dealer, scoring and projector", "others"), ("intake", "intake"),
+        ("nats-server", "server"), ("bots", "bots")))
+    return [
+        Row(f"peer: whole path, {games} games", found["rate"], "commands/s",
+            f"{games} concurrent greedy 4-seat games over NATS, sync always, with the projector writing views and "
+            f"feed, {streams}; best of {TURNS} rounds in turns with the peers", target * peer_rate,
+            f"{ratio:.2f} times the best peer, {best_peer} (target >= {target}); "
+            f"p99 to the log {found['p99_ms']:.1f} ms"),
+        Row(f"  CPU a command, whole path, {games} games", found["cpu_us"], "us",
+            "every service process, nats-server and the bots' process", TARGET_CPU_US if at_scale else None,
+            parts, at_most=True),
+        Row(f"  p99 to the seat's view, {games} games", found["view_p99_ms"], "ms",
+            "a command's send to the first view of its seat covering its batch",
+            TARGET_VIEW_P99_MS if at_scale else None,
+            f"p50 {found['view_p50_ms']:,.1f} ms; {found['view_commands']:,} commands; the projector wrote the "
+            f"window's last views {found['view_catch_up']:.1f} s after it"
+            + (f"; {found['view_missing']:,} views not within {service.VIEW_PATIENCE:.0f} s" if found["view_missing"]
+               else ""), at_most=True),
     ]
 
 

@@ -8,9 +8,16 @@ a command's two synced appends (its publish, then its batch) at the same concurr
 The table runs in one process and the dealer and scoring in another, as
 `zioncheck serve` runs them; a second synced run adds the projector to the second
 process, the whole deployment of the views beside the game services.
+
+With `views` (bench/peer.py's whole path), a reader in a process of its own follows every seat
+view the server republishes (zc.view.<key>), and each command is timed from its send to the first
+view of the seat that sent it whose `seq` (the log batches folded, contracts/views.py) covers the
+command's batch.
 """
 import asyncio
 import contextlib
+import math
+import multiprocessing
 import os
 import random
 import statistics
@@ -18,20 +25,28 @@ import subprocess
 import sys
 import tempfile
 import time
+from bisect import bisect_left
 from pathlib import Path
 
+import msgspec
 from nats.js.api import StorageType, StreamConfig
 
 from bench import Row, syncs
 from zioncheck.bots import make_bot
-from zioncheck.client import GameClient
+from zioncheck.client import GameClient, read_view
 from zioncheck.contracts.commands import PLAY, StartGame
 from zioncheck.contracts.log import encode
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import NatsServer
 from zioncheck.services.bus.publish import publish_stored
-from zioncheck.services.bus.topology import layout, stored_command_subject
+from zioncheck.services.bus.topology import (
+    layout,
+    public_view_key,
+    seat_view_key,
+    stored_command_subject,
+    view_live_subject,
+)
 from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import prepare_topology
 
@@ -39,6 +54,7 @@ GAMES, PLAYERS, SECONDS = 40, 4, 15.0
 TARGET_RATE, TARGET_P99_MS, TARGET_RATIO = 2000, 50, 0.15
 CHAIN_SECONDS = 5.0   # how long the bare chain runs
 PROFILE: list[str] = []  # e.g. ["-m", "cProfile", "-o", "table.prof"] to profile the services
+VIEW_PATIENCE = 45.0   # seconds the projector may take, after the window, to write the views of the window's batches
 
 
 class TimedClient(GameClient):
@@ -49,6 +65,7 @@ class TimedClient(GameClient):
     def __init__(self, nc, straight: bool = False):
         super().__init__(nc)
         self.sent: dict[tuple[str, int], float] = {}
+        self.seats: dict[tuple[str, int], int | None] = {}   # the seat each command was sent for
         self.straight = straight
 
     async def send(self, game, command, as_dealer=False, msg_id=None, patience=0.0):
@@ -59,6 +76,7 @@ class TimedClient(GameClient):
         else:
             seq = await super().send(game, command, as_dealer, msg_id)
         self.sent[(game, seq)] = started
+        self.seats[(game, seq)] = getattr(command, "seat", None)
         return seq
 
 
@@ -71,7 +89,8 @@ async def _game(client: TimedClient, index: int, followers: list) -> None:
     await play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(PLAYERS)}, rng)
 
 
-async def services_run(access: Access, games: int, seconds: float, intake: bool = True) -> dict:
+async def services_run(access: Access, games: int, seconds: float, intake: bool = True,
+                       views: "ViewWatch | None" = None) -> dict:
     client = TimedClient(await connect(access, "bots" if intake else "operator"), straight=not intake)
     followers: list = []
     started = time.perf_counter()
@@ -90,9 +109,110 @@ async def services_run(access: Access, games: int, seconds: float, intake: bool 
     await client.close()
     await asyncio.gather(*tasks, return_exceptions=True)   # every game stopped (its sends fail once closed)
     latencies.sort()
-    return {"commands": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed,
-            "p50_ms": 1000 * statistics.median(latencies),
-            "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))]}
+    run = {"commands": len(latencies), "seconds": elapsed, "rate": len(latencies) / elapsed,
+           "p50_ms": 1000 * statistics.median(latencies),
+           "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))]}
+    if views is not None:
+        run["view_catch_up"] = await views_caught_up(access, followers, time.perf_counter() + VIEW_PATIENCE)
+        await asyncio.sleep(0.5)   # the last views on their way to the reader
+        seen = await asyncio.get_running_loop().run_in_executor(None, views.collect)
+        to_view = sorted(view_latencies(client, followers, seen, end))
+        missing = sum(1 for latency in to_view if latency == math.inf)
+        run |= {"view_commands": len(to_view), "view_missing": missing,
+                "view_p50_ms": 1000 * statistics.median(to_view),
+                "view_p99_ms": 1000 * to_view[int(0.99 * (len(to_view) - 1))]}
+    return run
+
+
+async def views_caught_up(access: Access, followers: list, deadline: float) -> float:
+    """Seconds until each game's public view has folded every batch its follower saw (the projector
+    writes a game's seat views with its public one), or until `deadline` (perf_counter)."""
+    nc = await connect(access, "operator")
+    started, behind = time.perf_counter(), {f.game: len(f.batches) for f in followers if f.batches}
+    while behind and time.perf_counter() < deadline:
+        for game, batches in list(behind.items()):
+            data = await read_view(nc, public_view_key(game))
+            if data is not None and msgspec.json.decode(data, type=_Seq).seq >= batches:
+                del behind[game]
+        if behind:
+            await asyncio.sleep(0.25)
+    await nc.close()
+    return time.perf_counter() - started
+
+
+class _Seq(msgspec.Struct):
+    """Just the seq of a view."""
+    seq: int
+
+
+def watch_views(access: Access, pipe) -> None:
+    """A reader of every seat view the server republishes: once told, it answers with each view's
+    subject, seq and perf_counter() time of arrival, in the order they came."""
+    asyncio.run(_watch_views(access, pipe))
+
+
+async def _watch_views(access: Access, pipe) -> None:
+    nc = await connect(access, "operator")
+    seen: list[tuple[str, int, float]] = []
+    decoder = msgspec.json.Decoder(_Seq)
+
+    async def on_view(msg) -> None:
+        seen.append((msg.subject, decoder.decode(msg.data).seq, time.perf_counter()))
+
+    await nc.subscribe(view_live_subject("*.*.seat.*"), cb=on_view, pending_msgs_limit=0, pending_bytes_limit=0)
+    await nc.flush()
+    pipe.send("ready")
+    await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
+    await nc.close()
+    pipe.send(seen)
+
+
+class ViewWatch:
+    """watch_views in a process of its own, as a platform's reader is: its CPU is not the services'.
+    perf_counter() is the machine's monotonic clock, so its times and this process's compare."""
+
+    def __init__(self, access: Access):
+        spawn = multiprocessing.get_context("spawn")
+        self.pipe, theirs = spawn.Pipe()
+        self.process = spawn.Process(target=watch_views, args=(access, theirs), daemon=True)
+        self.process.start()
+        if not self.pipe.poll(60) or self.pipe.recv() != "ready":
+            self.close()
+            raise RuntimeError("the reader of the views did not start within 60 s")
+
+    def collect(self) -> list[tuple[str, int, float]]:
+        """Every seat view seen so far; the reader stops."""
+        self.pipe.send("stop")
+        seen = self.pipe.recv()
+        self.process.join(10)
+        return seen
+
+    def close(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+
+def view_latencies(client: TimedClient, followers: list, seen: list[tuple[str, int, float]], end: float) -> list:
+    """Seconds from each command's send to the first view of its seat whose seq covers the command's
+    batch (seq n: the game's first n batches folded), for every command of a seat whose batch came
+    back within the window; math.inf where no such view came."""
+    arrivals: dict[str, tuple[list[float], list[int]]] = {}
+    for subject, seq, at in seen:
+        times, highest = arrivals.setdefault(subject, ([], []))
+        times.append(at)
+        highest.append(max(seq, highest[-1]) if highest else seq)
+    latencies = []
+    for follower in followers:
+        for number, batch in enumerate(list(follower.batches), start=1):
+            key = (follower.game, batch.cause)
+            seat = client.seats.get(key)
+            if seat is None or key not in client.sent or follower.arrived.get(batch.cause, math.inf) > end:
+                continue
+            times, highest = arrivals.get(view_live_subject(seat_view_key(follower.game, seat)), ([], []))
+            first = bisect_left(highest, number)
+            latencies.append(times[first] - client.sent[key] if first < len(times) else math.inf)
+    return latencies
 
 
 async def raw_ceiling(access: Access, count: int = 20_000, window: int = 512) -> float:
@@ -159,11 +279,16 @@ def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
 
 def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True, projector: bool = False,
          secure: bool = True, ceilings: bool = True, partitions: int | None = None, tables: int = 1,
-         chain: bool = False, intake: bool = True, count_syncs: bool = False) -> dict:
+         chain: bool = False, intake: bool = True, views: bool = False, count_syncs: bool = False) -> dict:
     """One run; `partitions` None is the embedded default P, `tables` the table instances (each a process).
     The intake runs in a process of its own; `intake=False` runs none, and the bots store their
-    commands themselves, as every client did before the intake. `count_syncs`: the machine's fsyncs a
-    command over the run (bench/syncs.py)."""
+    commands themselves, as every client did before the intake. `views` (with the projector) times
+    each command to its seat's view too (view_p50_ms, view_p99_ms): after the window the projector
+    has up to VIEW_PATIENCE seconds to write the views of every batch of it (view_catch_up, the seconds
+    it took), and the CPU counts that time too, the projector's work for the window's commands.
+    `count_syncs`: the machine's fsyncs a command over the run (bench/syncs.py)."""
+    if views and not projector:
+        raise ValueError("views are timed only where the projector writes them (projector=True)")
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
         server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions)
@@ -174,9 +299,11 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
                                       "--nats-url", server.url, "--credentials", str(server.credentials),
                                       "--log-level", "warning"], stdout=subprocess.PIPE)
                     for names in ([["table"]] * tables + [others] + [["intake"]] * intake)]
+        watch = None
         try:
             for process in services:
                 assert b"serving" in process.stdout.readline()
+            watch = ViewWatch(server.access) if views else None
             if tables > 1:
                 time.sleep(8.0)  # the instances settle who works which partition before the clock starts
             pids = {"table": [p.pid for p in services[:tables]], "others": [services[tables].pid],
@@ -185,7 +312,7 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
             ticks = machine_ticks()
             with syncs.counting() if count_syncs else contextlib.nullcontext() as fsyncs:
-                run = asyncio.run(services_run(server.access, games, seconds, intake))
+                run = asyncio.run(services_run(server.access, games, seconds, intake, watch))
             run["busy"] = busy_share(ticks, machine_ticks())
             if fsyncs is not None:   # the machine's fsyncs a command, over the run
                 run["fsyncs"] = fsyncs.total / max(run["commands"], 1)
@@ -204,6 +331,8 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
                 run["chain_client_cpu_ms"] = 1000 * (cpu_seconds(os.getpid()) - before_chain[1]) / pairs
                 run["chain_busy"] = busy_share(before_chain[2], machine_ticks())
         finally:
+            if watch is not None:
+                watch.close()
             for process in services:
                 process.terminate()
                 process.wait()
