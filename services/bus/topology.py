@@ -381,10 +381,6 @@ GAME_ID_MAX = 64
 _GAME_ID = re.compile(f"[{re.escape(GAME_ID_LETTERS)}]{{1,{GAME_ID_MAX}}}")  # one check a command: no loop in Python
 
 
-_GAME_KEY = re.compile(f"(?:[{re.escape(GAME_ID_LETTERS)}]{{1,{GAME_ID_MAX}}}{TENANT_MARK})?"
-                       f"[{re.escape(GAME_ID_LETTERS)}]{{1,{GAME_ID_MAX}}}")
-
-
 def valid_game_id(game: str) -> bool:
     """A game id is 1 to 64 of the ASCII letters, digits, - and _: one NATS subject token,
     never a wildcard, the same in every subject and key that names the game. A tenant's name is
@@ -395,7 +391,10 @@ def valid_game_id(game: str) -> bool:
 def valid_game_key(key: str) -> bool:
     """A game id, or a tenant's name, `=` and a game id (game_key); never the default tenant's
     name that way, whose games keep their bare ids."""
-    return _GAME_KEY.fullmatch(key) is not None and not key.startswith(f"{DEFAULT_TENANT}{TENANT_MARK}")
+    tenant, mark, game = key.rpartition(TENANT_MARK)
+    if mark and (tenant == DEFAULT_TENANT or not valid_game_id(tenant)):
+        return False
+    return valid_game_id(game)
 
 
 def new_game_id(kind: str = "game") -> str:

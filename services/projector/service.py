@@ -55,6 +55,7 @@ class ProjectorService:
         self.games: OrderedDict[str, ProjectedGame] = OrderedDict()
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.flushes: dict[str, asyncio.Future] = {}
+        self.writing: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.kv: KeyValue | None = None
         self.swept: set[str] = set()   # the servers (by id) on which every hot game's views and feed are whole
         self.server: str | None = None  # the server the games held were projected on
@@ -102,7 +103,8 @@ class ProjectorService:
                 projected = await self._projected(game)
                 await self._catch_up(projected, game, before=2 ** 62, known=0)
                 self.kv = self.kv or await self.js.key_value(VIEWS)
-                await write_views(self.kv, game, projected.projection, projected.revisions)
+                async with self.writing[game]:
+                    await write_views(self.kv, game, projected.projection, projected.revisions)
             if done % 1000 == 0:
                 log.info("sweeping", games=done, of=len(games))
         log.info("swept", games=len(games))
@@ -156,7 +158,10 @@ class ProjectorService:
         finally:
             self.flushes.pop(game, None)  # a batch folded from here on waits for the next write
         self.kv = self.kv or await self.js.key_value(VIEWS)
-        await write_views(self.kv, game, projected.projection, projected.revisions)
+        # One write of a game's views at a time, each from the revisions the last one left: two at once
+        # would each find the other's revision, read the key again, and try again, until one gave up.
+        async with self.writing[game]:
+            await write_views(self.kv, game, projected.projection, projected.revisions)
         VIEWS_WRITTEN.inc()
         log.debug("projected", game=game, seq=projected.projection.seq, log_seq=projected.last)
 
