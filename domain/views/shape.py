@@ -39,13 +39,14 @@ def public_view(projection: Projection) -> PublicView:
     )
 
 
-def seat_view(projection: Projection, seat: int) -> SeatView:
-    """The public view, this seat's own cards and its own refusals: never another seat's, never the stock."""
+def seat_view(projection: Projection, seat: int, public: PublicView | None = None) -> SeatView:
+    """The public view, this seat's own cards and its own refusals: never another seat's, never the stock.
+    `public`: the projection's public view, when the caller has made it already (every seat's is the same)."""
     g = projection.game
     cards = list(g.hands[seat]) if g.hands else []
     refusals = list(projection.refusals[seat]) if seat < len(projection.refusals) else []
-    return SeatView(seq=projection.seq, seat=seat, cards=cards, refusals=refusals, public=public_view(projection),
-                    moves=legal_moves(g, seat))
+    return SeatView(seq=projection.seq, seat=seat, cards=cards, refusals=refusals,
+                    public=public_view(projection) if public is None else public, moves=legal_moves(g, seat))
 
 
 def _contract(rules: Ruleset, hand: int) -> Contract | None:

@@ -43,8 +43,9 @@ async def write_views(kv: KeyValue, game: str, projection: Projection, revisions
     """The public view and every seat's view of the game's projection (`game`, its key); `revisions`
     caches each key's last."""
     seq = projection.seq
-    writes = [(public_view_key(game), encode(public_view(projection)))]
-    writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat)))
+    public = public_view(projection)   # once: every seat's view holds it
+    writes = [(public_view_key(game), encode(public))]
+    writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat, public)))
                for seat in range(projection.game.players)]
     await asyncio.gather(*(put_newer(kv, key, data, seq, revisions) for key, data in writes))
 
