@@ -76,7 +76,8 @@ def verdict(name: str, rows: list[Row]) -> str:
     missed = [row for row in targeted if _mark(row) != "PASS"]
     row = (missed or targeted)[0]
     met = f"{len(targeted) - len(missed)} of {len(targeted)} targets met"
-    return (f"{name}: {row.name} {_number(row.rate)} {row.unit}, target {'<=' if row.at_most else '>='} "
+    figure = row.name.removeprefix(f"{name}: ")   # a row that names its benchmark already
+    return (f"{name}: {figure} {_number(row.rate)} {row.unit}, target {'<=' if row.at_most else '>='} "
             f"{_number(row.target)} {row.unit} ({met}): {'FAIL' if missed else 'PASS'}")
 
 
