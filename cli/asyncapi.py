@@ -40,7 +40,7 @@ from zioncheck.contracts.commands import (
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.feed import FeedBatch
-from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, Refused, StreamAck
+from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, Refused, StreamAck, Taken
 from zioncheck.contracts.log import Batch
 from zioncheck.contracts.scores import HandScored, Standings
 from zioncheck.contracts.views import PublicView, SeatView
@@ -191,9 +191,10 @@ CHANNELS = {
         "Request/reply to the intake (queue group zc-intake, NATS Services API): a game's start and its "
         "seats' moves. Platforms, the gateway and the bots send here; no stream captures this subject, "
         "and whatever headers a request carries, none reaches a stream. The intake answers `Refused` with "
-        "a reason (nothing stored), or stores the command with the request's reply subject, so that the "
-        "commands stream answers with its own ack (`StreamAck`: the command's seq there, or the limit that "
-        "stopped it). Refused: larger than 16 KiB, empty, nested deeper than 8, or not a command "
+        "a reason (nothing stored), or stores the command (its stores of many games share one synced write) "
+        "and answers `Taken`: the command's seq in its game's commands stream (an intake of an earlier "
+        "version let the stream answer with its own ack, `StreamAck`, which decode_reply reads too). "
+        "Refused: larger than 16 KiB, empty, nested deeper than 8, or not a command "
         "(bad_command, with the R18 refusal), a bad game id or key, a move for a game not in play (no_game), "
         "a start past the tenant's games in play (too_many_games), the tenant over its rate (over_rate). "
         "A limit of the store reads as store_full (contracts.intake.decode_reply). The seq comes back "
@@ -320,8 +321,9 @@ OPERATIONS = {
 MESSAGES = [
     Message("sendCommand", StartGame, "Open a game.", (COMMAND_KEY,)),
     Message("sendCommand", SeatCommand, "A seat's move (docs/scenarios.md).", (COMMAND_KEY,), name="SeatCommand"),
-    Message("sendCommand", StreamAck, "Stored: the commands stream's own answer, the command's seq there.",
-            reply=True),
+    Message("sendCommand", Taken, "Stored: the command's seq in its game's commands stream.", reply=True),
+    Message("sendCommand", StreamAck, "Stored, as an intake of an earlier version answered: the commands stream's "
+                                      "own ack.", reply=True),
     Message("sendCommand", Refused, "Not stored, and why.", reply=True),
     Message("sendDealerCommand", DealerCommand, "A deal, reshuffle or seed reveal: the dealer's only.",
             (DEALER_ID,), name="DealerCommand"),

@@ -3,9 +3,9 @@
 Platforms, the gateway and the bots never publish into a stream. They ask the intake
 (services/intake) on `zc.in.<tenant>.<game>`. The answer is the intake's `Refused`, with a reason
 from a closed list and a sentence (a refused command never reaches a stream), or, once the intake
-stored the command, the commands stream's own `StreamAck`: the command's place in its game's
-commands stream (the `cause` of the log batch it produces). `decode_reply` reads either, as
-`Taken` or `Refused`.
+stored the command, its `Taken`: the command's place in its game's commands stream (the `cause` of
+the log batch it produces). An intake of an earlier version let the stream answer with its own
+`StreamAck`; `decode_reply` reads any of them, as `Taken` or `Refused`.
 """
 from typing import Literal
 
@@ -36,7 +36,7 @@ KEY_MAX = 64
 
 
 class Taken(msgspec.Struct, tag="taken", frozen=True):
-    """Stored (what decode_reply makes of the stream's StreamAck): `seq` is its place in the game's
+    """Stored (the intake's answer, and what decode_reply makes of a StreamAck): `seq` is its place in the game's
     commands stream, `duplicate` when an earlier send with the same key was stored already."""
     seq: int
     duplicate: bool = False
