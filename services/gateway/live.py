@@ -4,11 +4,11 @@ However many spectators watch a game, this gateway holds one KV watch of its pub
 view and one consumer of its feed (a Hub); each frame is encoded once, and framed as a
 WebSocket frame once, for every spectator. Where the server offers it (FRAMED: the gateway's
 own server does, server.py), those bytes go straight to each spectator's socket, with no
-task to wake and no framing a socket, and what a spectator gets on joining goes in one write;
-a socket that cannot take them at once (its buffer full) gets its frames queued and sent in
-turn, in order. A spectator that falls `backlog`
-frames behind is closed (1013) rather than slowing the others; it reconnects and starts
-again from the newest view.
+task to wake and no framing a socket, and what a spectator gets on joining goes in one
+write; a socket that cannot take them at once (its buffer full) gets its frames queued and
+sent in turn, in order. A view waits VIEW_WAIT before it goes out, and only the newest of
+those that came meanwhile goes. A spectator that falls `backlog` frames behind is closed
+(1013) rather than slowing the others; it reconnects and starts again from the newest view.
 """
 import asyncio
 from collections.abc import Callable
@@ -24,6 +24,10 @@ from websockets.frames import Frame, Opcode
 from zioncheck.services.bus.topology import FEED, feed_subject, public_view_key
 
 HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
+# Seconds a new public view waits before it goes out. A move and the claims or draw after it come within
+# milliseconds, each with its view: only the newest of those goes to the spectators (a view is a snapshot;
+# every move is in the feed, which never waits), and the feed frames that came meanwhile go first.
+VIEW_WAIT = 0.02
 DELETED = ("DEL", "PURGE")
 SPECTATORS = Gauge("zc_gateway_spectators", "WebSocket clients watching a game's public stream on this gateway")
 # An ASGI scope extension: a callable that writes bytes already framed as whole WebSocket frames to the
@@ -120,7 +124,9 @@ class Hub:
     def __init__(self, game: str):
         self.game = game
         self.spectators: set[Spectator] = set()
-        self.view: str | None = None
+        self.view: str | None = None            # the newest view sent (before the hub is ready: stored)
+        self._next_view: str | None = None      # a newer one, waiting VIEW_WAIT to go out
+        self._view_due: asyncio.TimerHandle | None = None
         self.feed: list[tuple[int, str]] = []
         self.ready = asyncio.Event()
         self.opening: asyncio.Future | None = None
@@ -140,14 +146,27 @@ class Hub:
         self.ready.set()
 
     async def close(self) -> None:
+        if self._view_due is not None:
+            self._view_due.cancel()
         if self.watch is not None:
             await self.watch.stop()
         if self.sub is not None:
             await self.sub.unsubscribe()
 
     def _on_view(self, frame: str, seq: int) -> None:
-        self.view = frame
-        self._broadcast(frame)
+        """A newer view goes out VIEW_WAIT from the first not yet sent, the newest by then only."""
+        if not self.ready.is_set():
+            self.view = frame
+            return
+        self._next_view = frame
+        if self._view_due is None:
+            self._view_due = asyncio.get_running_loop().call_later(VIEW_WAIT, self._send_view)
+
+    def _send_view(self) -> None:
+        self._view_due = None
+        if self._next_view is not None:
+            self.view, self._next_view = self._next_view, None
+            self._broadcast(self.view)
 
     async def _on_feed(self, msg) -> None:
         seq = _seq.decode(msg.data).seq

@@ -1,9 +1,11 @@
 """A game's hub: a spectator who joins gets the newest view and the latest moves, then every frame once, framed
 once for all its spectators."""
+import asyncio
+
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from zioncheck.services.gateway.live import HISTORY, Hub, Spectator, framed
+from zioncheck.services.gateway.live import HISTORY, VIEW_WAIT, Hub, Spectator, framed
 
 
 def queued(spectator: Spectator) -> list[str]:
@@ -116,3 +118,26 @@ async def test_what_a_joiner_gets_stays_queued_in_order_when_its_socket_cannot_t
     writing(spectator, takes=False)
     spectator.catch_up()
     assert queued(spectator) == ["view 9", "feed 1", "feed 2"]
+
+
+async def test_views_that_come_together_go_out_once_the_newest_after_the_feed_that_came_meanwhile():
+    hub = ready_hub("view 1", feed=0)
+    spectator = Spectator(backlog=10)
+    hub.join(spectator)
+    assert queued(spectator) == ["view 1"]
+    hub._on_view("view 2", 2)
+    hub._broadcast("feed 2")
+    hub._on_view("view 3", 3)
+    hub._broadcast("feed 3")
+    assert queued(spectator) == ["feed 2", "feed 3"]
+    await asyncio.sleep(2 * VIEW_WAIT)
+    assert queued(spectator) == ["view 3"] and hub.view == "view 3"
+
+
+async def test_a_spectator_who_joins_while_a_view_waits_gets_each_view_once():
+    hub = ready_hub("view 1", feed=0)
+    hub._on_view("view 2", 2)
+    spectator = Spectator(backlog=10)
+    hub.join(spectator)
+    await asyncio.sleep(2 * VIEW_WAIT)
+    assert queued(spectator) == ["view 1", "view 2"]
