@@ -18,16 +18,22 @@ gateways, each its own process, half on each), two figures a level:
   in it.
 
 The services (`zioncheck serve table dealer scoring projector intake bots`) and each gateway
-run in their own processes on an embedded server, as `zioncheck serve` runs them; each level
-opens its own game through the gateway (POST /games, every seat a bot at the gateway's default
-pace, PACE; the bots service plays them). The window opens once every spectator has connected
-and has had the feed up to the newest batch when the last connected: what the gateways send a
-spectator on joining (the view and the latest moves) is behind them, and the window measures
-the game going on. The spectators are read by client processes (multiprocessing, at most
-SPECTATORS_A_CLIENT each), each one loop over epoll and plain sockets with a minimal WebSocket
-reader (the frame headers and the feed's seq, nothing else decoded), so that the clients cost
-the machine little beside the gateway; each client's own CPU over the window is reported, to
-show it kept up. The baseline is the delay at one spectator, measured in the same run.
+run in their own processes on an embedded server, as `zioncheck serve` runs them. Each level
+opens its own game through the gateway (POST /games, every seat a bot waiting PACE before each
+move: about 1.5 batches a second, each a feed frame and a view frame to every spectator; the
+bots service plays them). A frame costs the gateway the same at any pace; at the gateway's
+default pace (0.5 s) 10,000 spectators and the clients reading them want more than this
+machine's two shared cores. The window opens once every spectator has connected and has had
+the feed up to the newest batch when the last connected: what the gateways send a spectator
+on joining (the view and the latest moves) is behind them, and the window measures the game
+going on.
+
+The spectators are read by client processes (multiprocessing, at most SPECTATORS_A_CLIENT
+each), each one loop over epoll and plain sockets with a minimal WebSocket reader (the frame
+headers and the feed's seq, nothing else decoded), so that the clients cost the machine little
+beside the gateway; each client's own CPU over the window is reported, to show it kept up.
+Connecting 10,000 takes a while: progress goes to stderr. The baseline is the delay at one
+spectator, measured in the same run.
 
 A level that cannot be measured (a spectator that cannot connect, a game that appends no
 batch, frames that do not arrive) raises RuntimeError saying why: no figure is made up.
@@ -67,17 +73,18 @@ from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.wiring import prepare_topology
 
 LEVELS = ((1, 1), (100, 1), (1_000, 1), (10_000, 2))   # spectators, and the gateways they are spread over
-SECONDS = 12.0         # batches appended in this window are measured, once every spectator is connected
+SECONDS = 20.0         # batches appended in this window are measured, once every spectator is connected
 GRACE = 3.0            # and spectators read on this long after it, for the window's last batches
-PACE = 0.5             # seconds a bot waits before each move of its turn: the gateway's default (NewGame.pace)
+PACE = 1.0             # seconds a bot waits before each move of its turn (people take longer: about 5 s a turn)
 PLAYERS = 4
 TARGET_P99_MS = 100.0  # at 1,000 spectators
 TARGET_AT = 1_000
 MISSING_AT_MOST = 0.01          # of the (batch, spectator) frames: more missing and the p99 is not known
 SPECTATORS_A_CLIENT = 2_500     # spectators one client process reads at most
-CONNECTING = 64                 # handshakes a client process has under way at once
-CONNECT_WITHIN = 240.0          # seconds for every spectator of a level to connect
-SETTLE_WITHIN = 120.0           # and then to have had the feed up to the newest batch when the last connected
+CONNECTING = 16                 # handshakes a client process has under way at once
+CONNECT_WITHIN = 150.0          # seconds for every spectator of a level to connect
+SETTLE_WITHIN = 60.0            # and then to have had the feed up to the newest batch when the last connected
+SERVER_LOG: Path | None = None   # e.g. Path("nats.log"): the server's log, to see what it made of a level
 GATEWAY_PROFILE: list[str] = []  # e.g. ["-m", "cProfile", "-o", "gateway.prof"] to profile the (first) gateway
 SO_TIMESTAMPNS = 35             # Linux: each read says when the kernel received it (not in Python's socket module)
 TIMESPEC = struct.Struct("qq")
@@ -392,6 +399,7 @@ async def _answer(pipe, kind: str, timeout: float = 60.0):
 async def _connected(pipes, spectators: int, gateways: int) -> None:
     """Wait until every client process has its spectators connected, telling progress on stderr."""
     counts, ready, began, last = [0] * len(pipes), [False] * len(pipes), time.monotonic(), 0.0
+    ticks = machine_ticks()
     failed: dict[int, str] = {}
     lost = [0] * len(pipes)
     while not all(ready):
@@ -409,7 +417,8 @@ async def _connected(pipes, spectators: int, gateways: int) -> None:
             lost[i] = message[3]
         if any(lost):
             raise RuntimeError(f"{sum(lost):,} of {spectators:,} spectators could not connect, e.g. "
-                               + "; ".join(f"#{i}: {why}" for i, why in list(failed.items())[:3]))
+                               + "; ".join(f"#{i}: {why}" for i, why in list(failed.items())[:3])
+                               + f"; the machine was {busy_share(ticks, machine_ticks()):.0%} busy meanwhile")
         if time.monotonic() - last >= 2.0 or all(ready):
             last = time.monotonic()
             print(f"fanout: {_plural(spectators, 'spectator')} on {_plural(gateways, 'gateway')}: "
@@ -455,7 +464,8 @@ def _figures(game: str, spectators: int, gateways: int, appended: Appended, star
     frames = sum(part.frames for part in seen)
     if not delays or not frames:
         raise RuntimeError(f"no feed frame reached any of {_plural(spectators, 'spectator')} of game {game} in the "
-                           f"window, though it appended {len(batches)} public batches")
+                           f"window, though it appended {len(batches)} public batches ({frames:,} frames of any "
+                           f"kind came); the machine was {busy:.0%} busy")
     expected = len(batches) * spectators
     missing = expected - len(delays)
     closed = {who: why for part in seen for who, why in part.closed.items()}
@@ -505,7 +515,7 @@ def measure(levels=LEVELS) -> list[dict]:
     most = max(n for n, _ in levels)
     raise_file_limit(most + 1024)   # inherited by each gateway, which holds the other end of its share
     with tempfile.TemporaryDirectory() as store:
-        server = NatsServer(Path(store) / "jetstream")
+        server = NatsServer(Path(store) / "jetstream", log=SERVER_LOG)
         key = secrets.token_urlsafe(24)
         keys = Path(store) / "platform-keys"
         keys.write_text(f"bench:{key}\n")
@@ -523,13 +533,27 @@ def measure(levels=LEVELS) -> list[dict]:
                 if b"serving" not in line:
                     raise RuntimeError(f"a service did not start: it said {line.decode(errors='replace')!r}")
             gateways = [("127.0.0.1", port, process.pid) for port, process in zip(ports, processes[1:], strict=True)]
-            return [asyncio.run(level(gateways[:g], server.access, key, n)) for n, g in levels]
+            results = []
+            for n, g in levels:
+                try:
+                    results.append(asyncio.run(level(gateways[:g], server.access, key, n)))
+                except RuntimeError as error:   # said with what the levels before it measured
+                    raise RuntimeError(f"{error}{_so_far(results)}") from None
+            return results
         finally:
             for process in processes:
                 process.terminate()
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(timeout=10)
             server.stop()
+
+
+def _so_far(results: list[dict]) -> str:
+    if not results:
+        return ""
+    return " (measured before it: " + "; ".join(
+        f"{_plural(r['spectators'], 'spectator')} p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
+        f"{r['cpu_us']:.0f} us gateway CPU a frame" for r in results) + ")"
 
 
 def run() -> list[Row]:
