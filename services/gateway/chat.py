@@ -31,7 +31,7 @@ from nats.aio.client import Client
 from prometheus_client import Counter
 
 from zioncheck.services.bus.topology import CHAT_SUBJECTS, chat_subject
-from zioncheck.services.gateway.live import Spectator
+from zioncheck.services.gateway.live import Spectator, framed
 from zioncheck.services.gateway.wire import CHAT_LENGTH, ChatLine
 
 KEPT = 20      # a game's last lines each gateway keeps for a page that opens later
@@ -110,8 +110,10 @@ class Chat:
         self.recent[line.game_id] = recent
         while len(self.recent) > self.games:
             self.recent.popitem(last=False)
-        for spectator in list(self.listeners.get(line.game_id, ())):
-            spectator.offer(frame)
+        listening = list(self.listeners.get(line.game_id, ()))
+        wire = framed(frame) if listening else None
+        for spectator in listening:
+            spectator.offer(frame, wire)
 
     def join(self, game: str, spectator: Spectator) -> None:
         """The game's last lines, then each new one (no await: nothing slips between)."""

@@ -1,9 +1,14 @@
 """Live streams over WebSocket: a game's public view and feed to its spectators, a seat's view to its seat.
 
 However many spectators watch a game, this gateway holds one KV watch of its public
-view and one consumer of its feed (a Hub); each frame is encoded once and queued to
-every spectator. A spectator that falls `backlog` frames behind is closed (1013) rather
-than slowing the others; it reconnects and starts again from the newest view.
+view and one consumer of its feed (a Hub); each frame is encoded once, and framed as a
+WebSocket frame once, for every spectator. Where the server offers it (FRAMED: the gateway's
+own server does, server.py), those bytes go straight to each spectator's socket, with no
+task to wake and no framing a socket, and what a spectator gets on joining goes in one
+write; a socket that cannot take them at once (its buffer full) gets its frames queued and
+sent in turn, in order. A view waits VIEW_WAIT before it goes out, and only the newest of
+those that came meanwhile goes. A spectator that falls `backlog` frames behind is closed
+(1013) rather than slowing the others; it reconnects and starts again from the newest view.
 """
 import asyncio
 from collections.abc import Callable
@@ -14,12 +19,21 @@ from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
 from nats.js.kv import KeyValue
 from prometheus_client import Gauge
+from websockets.frames import Frame, Opcode
 
 from zioncheck.services.bus.topology import FEED, feed_subject, public_view_key
 
 HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
+# Seconds a new public view waits before it goes out. A move and the claims or draw after it come within
+# milliseconds, each with its view: only the newest of those goes to the spectators (a view is a snapshot;
+# every move is in the feed, which never waits), and the feed frames that came meanwhile go first.
+VIEW_WAIT = 0.02
 DELETED = ("DEL", "PURGE")
 SPECTATORS = Gauge("zc_gateway_spectators", "WebSocket clients watching a game's public stream on this gateway")
+# An ASGI scope extension: a callable that writes bytes already framed as whole WebSocket frames to the
+# socket and returns True, or writes nothing and returns False when the socket cannot take them now
+# (its buffer full, or closing). The gateway's server offers it (server.py); another may not.
+FRAMED = "zioncheck.websocket.framed"
 
 
 class _Seq(msgspec.Struct):
@@ -37,19 +51,41 @@ def feed_frame(data: bytes) -> str:
     return '{"kind":"feed","batch":' + data.decode() + "}"
 
 
+def framed(frame: str) -> bytes:
+    """A text frame as a server sends it on the wire (unmasked, whole): the same for every socket."""
+    return Frame(Opcode.TEXT, frame.encode()).serialize(mask=False)
+
+
 class Spectator:
-    """One WebSocket client's frames to send, in order."""
+    """One WebSocket client's frames to send, in order: straight to its socket through `write` (FRAMED, set
+    once its stream has begun) while nothing waits before them, else queued for the stream's sender."""
 
     def __init__(self, backlog: int):
         self.frames: asyncio.Queue[str] = asyncio.Queue()
         self.backlog = backlog
         self.overflowed = asyncio.Event()
+        self.write: Callable[[bytes], bool] | None = None
+        self.sending = False   # a frame taken from the queue is being sent
 
-    def offer(self, frame: str) -> None:
+    def offer(self, frame: str, wire: bytes | None = None) -> None:
+        """Send `frame` (`wire`: the same framed, when the caller framed it once for many)."""
+        if self.write is not None and not self.sending and self.frames.empty() \
+                and self.write(framed(frame) if wire is None else wire):
+            return
         if self.frames.qsize() >= self.backlog:
             self.overflowed.set()
         else:
             self.frames.put_nowait(frame)
+
+    def catch_up(self) -> None:
+        """The frames queued before the stream began (the view, the latest moves, chat lines) in one write,
+        where the socket takes frames framed; else they stay queued, in order."""
+        if self.write is None or self.sending or self.frames.empty():
+            return
+        waiting = [self.frames.get_nowait() for _ in range(self.frames.qsize())]
+        if not self.write(b"".join(map(framed, waiting))):
+            for frame in waiting:
+                self.frames.put_nowait(frame)
 
 
 class ViewWatch:
@@ -88,7 +124,9 @@ class Hub:
     def __init__(self, game: str):
         self.game = game
         self.spectators: set[Spectator] = set()
-        self.view: str | None = None
+        self.view: str | None = None            # the newest view sent (before the hub is ready: stored)
+        self._next_view: str | None = None      # a newer one, waiting VIEW_WAIT to go out
+        self._view_due: asyncio.TimerHandle | None = None
         self.feed: list[tuple[int, str]] = []
         self.ready = asyncio.Event()
         self.opening: asyncio.Future | None = None
@@ -108,14 +146,27 @@ class Hub:
         self.ready.set()
 
     async def close(self) -> None:
+        if self._view_due is not None:
+            self._view_due.cancel()
         if self.watch is not None:
             await self.watch.stop()
         if self.sub is not None:
             await self.sub.unsubscribe()
 
     def _on_view(self, frame: str, seq: int) -> None:
-        self.view = frame
-        self._broadcast(frame)
+        """A newer view goes out VIEW_WAIT from the first not yet sent, the newest by then only."""
+        if not self.ready.is_set():
+            self.view = frame
+            return
+        self._next_view = frame
+        if self._view_due is None:
+            self._view_due = asyncio.get_running_loop().call_later(VIEW_WAIT, self._send_view)
+
+    def _send_view(self) -> None:
+        self._view_due = None
+        if self._next_view is not None:
+            self.view, self._next_view = self._next_view, None
+            self._broadcast(self.view)
 
     async def _on_feed(self, msg) -> None:
         seq = _seq.decode(msg.data).seq
@@ -128,9 +179,10 @@ class Hub:
             self._fed.set()
 
     def _broadcast(self, frame: str) -> None:
-        if self.ready.is_set():
+        if self.ready.is_set() and self.spectators:
+            wire = framed(frame)
             for spectator in list(self.spectators):
-                spectator.offer(frame)
+                spectator.offer(frame, wire)
 
     def join(self, spectator: Spectator, after: int | None = None) -> None:
         """The newest view, then the latest moves, then every frame as it comes (no await: nothing slips between).
@@ -153,6 +205,10 @@ class Hubs:
     def __init__(self, js: JetStreamContext, kv: KeyValue):
         self.js, self.kv = js, kv
         self.hubs: dict[str, Hub] = {}
+
+    def watched(self, game: str) -> bool:
+        """Someone watches the game here: it is stored (the first to watch it was let in only if it was)."""
+        return game in self.hubs
 
     async def join(self, game: str, spectator: Spectator, after: int | None = None) -> Hub:
         hub = self.hubs.get(game)

@@ -19,17 +19,20 @@ import socket
 from pathlib import Path
 
 import uvicorn
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from zioncheck.services.bus.access import Access
 from zioncheck.services.gateway import keys
 from zioncheck.services.gateway.app import Gateway, create_app
 from zioncheck.services.gateway.limits import Limits
+from zioncheck.services.gateway.live import FRAMED
 from zioncheck.services.gateway.tokens import load_secret
 
 WS_MAX_SIZE = 64 * 1024   # uvicorn closes any WebSocket frame larger than this (1009)
 # No per-message deflate: each frame goes to every spectator of a game, and compressing it
 # once per connection (each has its own compression context) cost more CPU than all the rest
-# of the fan-out (bench/fanout.py).
+# of the fan-out (bench/fanout.py). Without it a frame is the same bytes on every socket, which
+# FramedProtocol lets the app write as they stand.
 
 
 def loopback(host: str) -> bool:
@@ -40,6 +43,31 @@ def loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+BUFFERED_AT_MOST = 64 * 1024   # bytes a socket may hold unsent and still be written frames straight (asyncio's
+# own high-water mark, which uvicorn's protocol also heeds: checked here too, whatever uvicorn does)
+
+
+class FramedProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, offering the app one thing more (live.FRAMED in the scope's extensions):
+    writing bytes framed already, so that a frame sent to every spectator of a game is framed once for all
+    of them and written to each socket as it stands, not handed down and framed again for each."""
+
+    def handle_connect(self, event) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)   # none when the handshake was refused
+        if scope is not None:
+            scope["extensions"][FRAMED] = self.write_framed
+
+    def write_framed(self, data: bytes) -> bool:
+        """Write whole frames, unless the socket is not open or already holds BUFFERED_AT_MOST bytes unsent (the
+        client reads slower than it is sent to): then nothing, and False."""
+        if not self.handshake_complete or self.close_sent or self.disconnected or not self.writable.is_set() \
+                or self.transport.is_closing() or self.transport.get_write_buffer_size() >= BUFFERED_AT_MOST:
+            return False
+        self.transport.write(data)
+        return True
 
 
 class _Server(uvicorn.Server):
@@ -68,8 +96,8 @@ class Running:
                           token_ttl=token_ttl, backlog=backlog,
                           public_lobby=loopback(host) if public_lobby is None else public_lobby)
         config = uvicorn.Config(create_app(gateway), log_config=None, access_log=False, lifespan="on",
-                                ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False, ws_ping_interval=20,
-                                timeout_graceful_shutdown=3)
+                                ws=FramedProtocol, ws_max_size=WS_MAX_SIZE, ws_per_message_deflate=False,
+                                ws_ping_interval=20, timeout_graceful_shutdown=3)
         server = _Server(config)
         sock = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
                                     reuse_port=False)

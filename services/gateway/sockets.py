@@ -29,7 +29,7 @@ from starlette.websockets import WebSocket
 
 from zioncheck.services.bus.tasks import stop as stop_tasks
 from zioncheck.services.bus.topology import seat_view_key
-from zioncheck.services.gateway.live import Spectator, ViewWatch
+from zioncheck.services.gateway.live import FRAMED, Spectator, ViewWatch
 from zioncheck.services.gateway.problems import HTTPProblem, decode_json
 from zioncheck.services.gateway.reads import GameNotFound
 from zioncheck.services.gateway.tokens import TokenRefused, verify
@@ -54,7 +54,8 @@ async def public_stream(websocket: WebSocket) -> None:
     await websocket.accept()
     try:
         after = _after(websocket)
-        await gateway.reads.require(game)
+        if not gateway.hubs.watched(game):   # else stored: asked once, not once a spectator
+            await gateway.reads.require(game)
     except GameNotFound:
         return await _close(websocket, Close(4404, f"no game {game[:64]!r} is stored"))
     except Close as close:
@@ -109,8 +110,12 @@ def clock_frame() -> str:
 
 async def pump(websocket: WebSocket, spectator: Spectator) -> None:
     """Send the spectator's frames and read the client's, until either side ends or the client lags;
-    the gateway's clock first, for the page's countdowns."""
+    the gateway's clock first, for the page's countdowns. Where the server takes frames framed (live.FRAMED),
+    what was queued before goes in one write, and from then on a frame offered while none waits goes
+    straight to the socket."""
     await websocket.send_text(clock_frame())
+    spectator.write = websocket.scope.get("extensions", {}).get(FRAMED)
+    spectator.catch_up()
     sending = asyncio.create_task(_send(websocket, spectator))
     reading = asyncio.create_task(_read(websocket, spectator))
     lagging = asyncio.create_task(spectator.overflowed.wait())
@@ -126,8 +131,12 @@ async def pump(websocket: WebSocket, spectator: Spectator) -> None:
 
 
 async def _send(websocket: WebSocket, spectator: Spectator) -> None:
+    """The queued frames, in turn; while one is being sent, new frames queue behind it (Spectator.offer)."""
     while True:
-        await websocket.send_text(await spectator.frames.get())
+        frame = await spectator.frames.get()
+        spectator.sending = True
+        await websocket.send_text(frame)
+        spectator.sending = False
 
 
 async def _read(websocket: WebSocket, spectator: Spectator) -> None:

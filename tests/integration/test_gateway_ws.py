@@ -59,6 +59,20 @@ async def test_a_spectator_gets_the_public_view_then_every_view_and_feed_batch_o
     assert max(feed) > 2 and any(v.hand == 1 and v.stock > 0 for v in views)
 
 
+async def test_the_gateways_server_takes_each_spectators_frames_framed_once_for_all_of_them(gateway, http):
+    created = (await http.post("/games", json={"players": 3, "seats": ["greedy"] * 3, "pace": 0.02},
+                               headers=PLATFORM)).json()
+    url = ws_url(gateway, f"/games/{created['game_id']}/public/ws")
+    async with connect(url) as one, connect(url) as two:
+        got = [await frames(socket, public_message, lambda got: sum(isinstance(f, FeedUpdate) for f in got) >= 8)
+               for socket in (one, two)]
+        hub = gateway.gateway.hubs.hubs[created["game_id"]]
+        assert len(hub.spectators) == 2 and all(spectator.write is not None for spectator in hub.spectators)
+    for frames_of_one in got:
+        feed = [f.batch.seq for f in frames_of_one if isinstance(f, FeedUpdate)]
+        assert feed == sorted(set(feed)), "each feed batch once, in order"
+
+
 async def test_a_seat_stream_sends_that_seats_view_and_each_change_to_it(gateway, http, client):
     follower, seat0, _ = await game_in_play(client)
     async with connect(ws_url(gateway, f"/games/{follower.game}/view/ws?token={seat0}")) as socket:
