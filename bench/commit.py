@@ -9,12 +9,13 @@ its batch in the log at 60 games.
 import os
 
 from bench import Row, service
+from zioncheck.services.bus.publish import GROUP_LEAST
 
 TARGET_FSYNCS, TARGET_P99_MS = 1.3, 50.0   # at 120 and at 60 games
 
 
 def _run(games: int, grouped: bool) -> dict:
-    os.environ["ZIONCHECK_GROUP_COMMIT"] = "1" if grouped else "0"
+    os.environ["ZIONCHECK_GROUP_COMMIT"] = str(GROUP_LEAST) if grouped else "0"
     try:
         return service.main(games=games, ceilings=False, count_syncs=True)
     finally:

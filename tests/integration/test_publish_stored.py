@@ -51,11 +51,21 @@ async def test_no_answer_in_time_is_a_timeout_and_later_publishes_still_work(nat
 GUARD = "Nats-Expected-Last-Subject-Sequence"
 
 
+def games_of_one_stream(where, count: int) -> list[str]:
+    """`count` new games whose logs are in one partition's stream: enough at once to be grouped."""
+    games = [new_game()]
+    while len(games) < count:
+        game = new_game()
+        if where.log_stream(game) == where.log_stream(games[0]):
+            games.append(game)
+    return games
+
+
 async def test_appends_of_many_games_at_once_share_atomic_batches_each_in_its_place(nats_server, client):
     await ensure_topology(client.js)
-    where, games = await layout(client.js), [new_game() for _ in range(40)]
+    where = await layout(client.js)
+    games = games_of_one_stream(where, 20)
     stream = where.log_stream(games[0])
-    games = [g for g in games if where.log_stream(g) == stream]
     before = (await client.js.stream_info(stream)).state.last_seq
     seqs = await asyncio.gather(*(publish_grouped(client.js, stream, where.log_subject(game, "move"), game.encode(),
                                                   {GUARD: "0"}) for game in games))
@@ -69,9 +79,8 @@ async def test_appends_of_many_games_at_once_share_atomic_batches_each_in_its_pl
 async def test_one_failed_guard_refuses_only_its_own_append_and_a_retry_is_no_second_copy(nats_server, client):
     await ensure_topology(client.js)
     where = await layout(client.js)
-    games = [new_game() for _ in range(30)]
+    games = games_of_one_stream(where, 20)
     stream = where.log_stream(games[0])
-    games = [g for g in games if where.log_stream(g) == stream]
     forked = games[1]
     await publish_stored(client.js, where.log_subject(forked, "move"), b"another writer")
 
