@@ -8,7 +8,7 @@ from msgspec.structs import replace
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import PERSON
 from zioncheck.domain.cards import JOKER
-from zioncheck.domain.melds import run_low
+from zioncheck.domain.melds import run_start
 from zioncheck.domain.presets import ruleset_of
 from zioncheck.domain.seats import left_of_dealer, next_seat
 from zioncheck.domain.state import GameState, PlacedMeld, dealt_index, played, played_one, replace_at
@@ -92,7 +92,7 @@ def _went_down(s: GameState, e: ev.WentDown) -> GameState:
     laid = [c for meld in e.melds for c in meld.cards]
     placed = tuple(
         PlacedMeld(owner=e.seat, index=i, kind=m.kind, cards=tuple(m.cards),
-                   low=(run_low(m.cards) or 0) if m.kind == "run" else 0)
+                   low=run_start(m.cards) if m.kind == "run" else 0)
         for i, m in enumerate(e.melds)
     )
     return replace(s, hands=replace_at(s.hands, e.seat, played(s.hands[e.seat], laid)),
@@ -101,7 +101,10 @@ def _went_down(s: GameState, e: ev.WentDown) -> GameState:
 
 def _with_meld(s: GameState, owner: int, index: int,
                change: Callable[[PlacedMeld], PlacedMeld]) -> tuple[PlacedMeld, ...]:
-    return tuple(change(m) if m.owner == owner and m.index == index else m for m in s.table)
+    for i, meld in enumerate(s.table):
+        if meld.owner == owner and meld.index == index:
+            return replace_at(s.table, i, change(meld))
+    return s.table
 
 
 def _laid_off(s: GameState, e: ev.LaidOff) -> GameState:
