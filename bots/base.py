@@ -1,5 +1,4 @@
 """What every bot shares: the moves it may make and how it reads a hand."""
-from collections import Counter
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -29,7 +28,7 @@ def swaps_on(table: Iterable[PlacedMeld], cards: Iterable[str], seat: int) -> li
     held = set(cards)
     swaps = []
     for meld in table:
-        if meld.kind != "run":
+        if meld.kind != "run" or JOKER not in meld.cards:
             continue
         for position, card in enumerate(meld.cards):
             if card == JOKER:
@@ -46,8 +45,12 @@ def related(card: str, others) -> bool:
 
 def related_cards(hand) -> set[str]:
     """The cards of `hand` related to another card of it (see `related`); a joker always is."""
-    counts = Counter(hand)
-    return {card for card, n in counts.items() if card == JOKER or n > 1 or not _KIN[card].isdisjoint(counts)}
+    held: set[str] = set()
+    twice: set[str] = set()
+    for card in hand:
+        (twice if card in held else held).add(card)
+    # held is a set, so that isdisjoint walks a card's few kin rather than the whole hand
+    return {card for card in held if card == JOKER or card in twice or not _KIN[card].isdisjoint(held)}
 
 
 def dearest(hand, useful) -> str:

@@ -46,8 +46,10 @@ class GreedyBot:
             return True
         if state.down[seat]:
             return any(c == card for c, _, _ in lay_offs_for(state, card))
-        # Taking a card only to shed it again would pass it round the table for ever.
-        return related(card, state.hands[seat]) and least_useful(list(state.hands[seat]) + [card]) != card
+        # Taking a card only to shed it again would pass it round the table for ever. A card related to the
+        # hand is its least useful only when it is its dearest, so that cheaper question goes first.
+        hand = [*state.hands[seat], card]
+        return related(card, state.hands[seat]) and (dearest(hand, ()) != card or least_useful(hand) != card)
 
     def _shed(self, state: GameState, seat: int) -> str:
         """The most expensive card that helps least; jokers last (kept out of sets)."""
