@@ -146,13 +146,6 @@ def played(hand: tuple[str, ...], cards: Iterable[str]) -> tuple[str, ...]:
     return tuple(rest)
 
 
-def played_one(hand: tuple[str, ...], card: str) -> tuple[str, ...]:
-    """The hand less one `card`, which an event says it held: `played` for the single card of a discard,
-    a lay-off or a swap, the commonest events of a hand."""
-    i = hand.index(card)
-    return hand[:i] + hand[i + 1:]
-
-
 def replace_at(items: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
     """`items` with `value` at `i`. Through a list: for the few seats of a table, or a meld's cards, one
     copy costs less than the slices and joins of `items[:i] + (value,) + items[i + 1:]`."""
