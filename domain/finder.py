@@ -68,16 +68,19 @@ def find_contract(hand: tuple[str, ...], hand_no: int | Contract) -> Melds | Non
 
 
 def _holding(candidates: list[Candidate], counts: Mapping[str, int], k: int) -> bool:
-    """Whether `counts` hold at least k of the candidates, each on its own."""
-    for _, _, need in candidates:
+    """Whether `counts` hold at least k of the candidates, each on its own, and jokers for the k of them
+    that spend the fewest (the first, as candidates come fewest jokers first)."""
+    jokers = 0
+    for _, spent, need in candidates:
+        if k <= 0:
+            break
         for card, n in need:
             if counts[card] < n:
                 break
         else:
             k -= 1
-            if k <= 0:
-                return True
-    return k <= 0
+            jokers += spent
+    return k <= 0 and jokers <= counts[JOKER]
 
 
 def _by_cost(item: Candidate) -> tuple[int, int]:
