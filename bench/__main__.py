@@ -105,7 +105,9 @@ def _mark(row: Row) -> str:
 
 
 def _number(value: float) -> str:
-    return f"{value:,.0f}" if value >= 100 or value == int(value) else f"{value:.1f}"
+    if value >= 100 or value == int(value):
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if value >= 1 else f"{value:.2f}"   # a ratio of 0.46 is not one of 0.5
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
 """What every bot shares: the moves it may make and how it reads a hand."""
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Protocol
 
 from zioncheck.contracts.commands import Command, SwapJoker
@@ -24,17 +23,16 @@ def joker_swaps(state: GameState, seat: int) -> list[SwapJoker]:
     return swaps_on(state.table, state.hands[seat], seat)
 
 
-def swaps_on(table: Iterable[PlacedMeld], cards: Iterable[str], seat: int) -> list[SwapJoker]:
+def swaps_on(table: Iterable[PlacedMeld], cards: Collection[str], seat: int) -> list[SwapJoker]:
     """R14: every joker in a run of `table` that `cards` hold the natural card for, as `seat`'s swaps."""
-    held = set(cards)
     swaps = []
     for meld in table:
-        if meld.kind != "run":
+        if meld.kind != "run" or JOKER not in meld.cards:
             continue
         for position, card in enumerate(meld.cards):
             if card == JOKER:
                 needed = stands_for(meld, position)
-                if needed in held:
+                if needed in cards:
                     swaps.append(SwapJoker(seat=seat, target=(meld.owner, meld.index), card=needed))
     return swaps
 
@@ -44,10 +42,20 @@ def related(card: str, others) -> bool:
     return card == JOKER or card in others or not _KIN[card].isdisjoint(others)
 
 
-def related_cards(hand) -> set[str]:
-    """The cards of `hand` related to another card of it (see `related`); a joker always is."""
-    counts = Counter(hand)
-    return {card for card, n in counts.items() if card == JOKER or n > 1 or not _KIN[card].isdisjoint(counts)}
+def least_useful(hand) -> str:
+    """Before going down, the card to shed: the dearest (R3) natural related to no other card of the hand
+    (see `related`), else the dearest natural, a joker last. The naturals are tried dearest first, so
+    that the cheaper ones' relations are seldom worked out."""
+    held: set[str] = set()
+    twice: set[str] = set()
+    for card in hand:
+        (twice if card in held else held).add(card)
+    naturals = sorted(held - {JOKER}, key=_SHED_ORDER.__getitem__)
+    for card in naturals:
+        # held is a set, so that isdisjoint walks the card's few kin rather than the whole hand
+        if card not in twice and _KIN[card].isdisjoint(held):
+            return card
+    return naturals[0] if naturals else JOKER
 
 
 def dearest(hand, useful) -> str:
@@ -71,7 +79,7 @@ _KIN = {
         or suit(other) == suit(card) and any(0 < abs(a - b) <= 2 for a in _values(card) for b in _values(other))))
     for card in NATURALS
 }
-_SHED_ORDER = {card: (-points(card), card) for card in NATURALS}
+_SHED_ORDER = {card: place for place, card in enumerate(sorted(NATURALS, key=lambda card: (-points(card), card)))}
 
 
 def can_take(state: GameState, seat: int) -> bool:

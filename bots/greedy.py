@@ -1,7 +1,7 @@
 """The greedy bot: goes down at once, lays off, claims and swaps what helps, sheds points."""
 import random
 
-from zioncheck.bots.base import can_take, dearest, joker_swaps, related, related_cards
+from zioncheck.bots.base import can_take, dearest, joker_swaps, least_useful, related
 from zioncheck.contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
 from zioncheck.domain.cards import JOKER
 from zioncheck.domain.finder import find_contract, lay_offs
@@ -45,7 +45,7 @@ class GreedyBot:
         if card == JOKER:
             return True
         if state.down[seat]:
-            return any(c == card for c, _, _ in lay_offs_for(state, card))
+            return any(fitting_ends(meld, card) for meld in state.table)
         # Taking a card only to shed it again would pass it round the table for ever.
         return related(card, state.hands[seat]) and least_useful(list(state.hands[seat]) + [card]) != card
 
@@ -59,13 +59,3 @@ class GreedyBot:
                 return self.rng.choice([c for c in hand if c != JOKER] or hand)
             return least_useful(hand)
         return dearest(hand, {card for card, _, _ in lay_offs(state, seat)})
-
-
-def least_useful(hand: list[str]) -> str:
-    """Before going down: the dearest card related to no other, jokers last."""
-    return dearest(hand, related_cards(hand))
-
-
-def lay_offs_for(state: GameState, card: str):
-    """Where a card not yet in hand would fit on the table."""
-    return [(card, meld, end) for meld in state.table for end in fitting_ends(meld, card)]

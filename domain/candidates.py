@@ -22,11 +22,19 @@ def candidate_sets(counts: Mapping[str, int], jokers: int) -> list[Candidate]:
             by_rank.setdefault(_RANK[card], []).append((card, n))
     found: list[Candidate] = []
     for need in by_rank.values():
-        cards = tuple(card for card, n in need for _ in range(n))
-        pad = max(0, 3 - len(cards))
-        if pad <= jokers:
-            found.append((cards + (JOKER,) * pad, pad, (*need, (JOKER, pad)) if pad else tuple(need)))
+        candidate = rank_set(tuple(need))
+        if candidate[1] <= jokers:
+            found.append(candidate)
     return found
+
+
+@lru_cache(maxsize=1 << 12)
+def rank_set(need: tuple[tuple[str, int], ...]) -> Candidate:
+    """The set of one rank's naturals, `need` (each card and how many the hand holds), padded with jokers
+    to three; remembered, as a hand holds the same few cards of a rank turn after turn."""
+    cards = tuple(card for card, n in need for _ in range(n))
+    pad = max(0, 3 - len(cards))
+    return cards + (JOKER,) * pad, pad, (*need, (JOKER, pad)) if pad else need
 
 
 def candidate_runs(counts: Mapping[str, int], jokers: int) -> list[Candidate]:

@@ -8,10 +8,10 @@ from msgspec.structs import replace
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import PERSON
 from zioncheck.domain.cards import JOKER
-from zioncheck.domain.melds import run_low
+from zioncheck.domain.melds import run_start
 from zioncheck.domain.presets import ruleset_of
 from zioncheck.domain.seats import left_of_dealer, next_seat
-from zioncheck.domain.state import GameState, PlacedMeld, dealt_index, played, played_one, replace_at
+from zioncheck.domain.state import GameState, PlacedMeld, dealt_index, played, replace_at
 
 E = TypeVar("E", bound=ev.Event)
 Evolver = Callable[[GameState, Any], GameState]   # takes the event type it is listed under
@@ -26,7 +26,20 @@ def fold(state: GameState, events: Iterable[ev.Event]) -> GameState:
 
 
 def _give(state: GameState, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
-    return replace_at(state.hands, seat, state.hands[seat] + (card,))
+    """Every seat's hand, `card` added to `seat`'s: a draw, a take or a won claim."""
+    hands = list(state.hands)
+    hands[seat] += (card,)
+    return tuple(hands)
+
+
+def _play(state: GameState, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
+    """Every seat's hand, one `card` gone from `seat`'s, which the event says held it: a discard, a lay-off
+    or a swap, the commonest events of a hand (so one copy of the seats, and no call more)."""
+    hands = list(state.hands)
+    hand = hands[seat]
+    i = hand.index(card)
+    hands[seat] = hand[:i] + hand[i + 1:]
+    return tuple(hands)
 
 
 def _game_started(s: GameState, e: ev.GameStarted) -> GameState:
@@ -92,7 +105,7 @@ def _went_down(s: GameState, e: ev.WentDown) -> GameState:
     laid = [c for meld in e.melds for c in meld.cards]
     placed = tuple(
         PlacedMeld(owner=e.seat, index=i, kind=m.kind, cards=tuple(m.cards),
-                   low=(run_low(m.cards) or 0) if m.kind == "run" else 0)
+                   low=run_start(m.cards) if m.kind == "run" else 0)
         for i, m in enumerate(e.melds)
     )
     return replace(s, hands=replace_at(s.hands, e.seat, played(s.hands[e.seat], laid)),
@@ -101,7 +114,10 @@ def _went_down(s: GameState, e: ev.WentDown) -> GameState:
 
 def _with_meld(s: GameState, owner: int, index: int,
                change: Callable[[PlacedMeld], PlacedMeld]) -> tuple[PlacedMeld, ...]:
-    return tuple(change(m) if m.owner == owner and m.index == index else m for m in s.table)
+    for i, meld in enumerate(s.table):
+        if meld.owner == owner and meld.index == index:
+            return replace_at(s.table, i, change(meld))
+    return s.table
 
 
 def _laid_off(s: GameState, e: ev.LaidOff) -> GameState:
@@ -109,21 +125,20 @@ def _laid_off(s: GameState, e: ev.LaidOff) -> GameState:
         if e.end == "low":
             return replace(m, cards=(e.card,) + m.cards, low=m.low - 1)
         return replace(m, cards=m.cards + (e.card,))
-    return replace(s, table=_with_meld(s, e.owner, e.index, extend),
-                   hands=replace_at(s.hands, e.seat, played_one(s.hands[e.seat], e.card)))
+    return replace(s, table=_with_meld(s, e.owner, e.index, extend), hands=_play(s, e.seat, e.card))
 
 
 def _joker_swapped(s: GameState, e: ev.JokerSwapped) -> GameState:
     def cover(m: PlacedMeld) -> PlacedMeld:
         return replace(m, cards=replace_at(m.cards, e.position, e.card))
-    hand = played_one(s.hands[e.seat], e.card) + (JOKER,)
-    return replace(s, table=_with_meld(s, e.owner, e.index, cover), hands=replace_at(s.hands, e.seat, hand))
+    hands = _play(s, e.seat, e.card)
+    hands = replace_at(hands, e.seat, hands[e.seat] + (JOKER,))
+    return replace(s, table=_with_meld(s, e.owner, e.index, cover), hands=hands)
 
 
 def _discarded(s: GameState, e: ev.Discarded) -> GameState:
-    hand = played_one(s.hands[e.seat], e.card)
-    hands, discard, discarders = replace_at(s.hands, e.seat, hand), s.discard + (e.card,), s.discarders + (e.seat,)
-    if not hand:  # R15: went out; the hand ends at once, so the turn stays
+    hands, discard, discarders = _play(s, e.seat, e.card), s.discard + (e.card,), s.discarders + (e.seat,)
+    if not hands[e.seat]:  # R15: went out; the hand ends at once, so the turn stays
         turn, extra_turn, turn_no = s.turn, s.extra_turn, s.turn_no
     elif s.extra_turn:  # R11: the first player plays a second turn at once
         turn, extra_turn, turn_no = s.turn, False, s.turn_no + 1

@@ -11,7 +11,7 @@ runs of four and five, as for two. A contract laid whole (R24.6) has a search of
 Each takes the contract itself, or a Zioncheck hand's number (R7).
 """
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from typing import NamedTuple
@@ -21,7 +21,7 @@ from zioncheck.domain.candidates import Candidate, candidate_runs, candidate_set
 from zioncheck.domain.cards import JOKER, SUITS, card_at, rank
 from zioncheck.domain.going_down import read_contract
 from zioncheck.domain.hands import CONTRACTS, Contract
-from zioncheck.domain.laying_off import fitting_ends
+from zioncheck.domain.laying_off import fitting_cards, fitting_ends
 from zioncheck.domain.melds import run_low, run_suit
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.state import GameState, PlacedMeld, without
@@ -50,7 +50,16 @@ def find_contract(hand: tuple[str, ...], hand_no: int | Contract) -> Melds | Non
     if next(_pick(sets, contract.sets, counts, spare), None) is None:
         return None  # not even the whole hand holds the sets
     runs.sort(key=_by_cost)
-    for chosen_runs, left in _pick(runs, contract.runs, counts, spare - 3 * contract.sets):
+    if sum(item[1] for item in sets[:contract.sets]) + sum(item[1] for item in runs[:contract.runs]) > jokers:
+        return None  # not even the sets and the runs that spend the fewest jokers find enough of them
+
+    def sets_left(left: Mapping[str, int]) -> bool:
+        """Whether runs that leave these cards leave enough sets whole, each on its own: most runs take a
+        card some set needs, and more runs only take more."""
+        return _holding(sets, left, contract.sets)
+
+    viable = sets_left if contract.sets else None
+    for chosen_runs, left in _pick(runs, contract.runs, counts, spare - 3 * contract.sets, viable):
         for chosen_sets, _ in _pick(sets, contract.sets, left, spare - sum(map(len, chosen_runs))):
             melds = chosen_sets + chosen_runs
             if _legal(contract, melds):
@@ -58,19 +67,36 @@ def find_contract(hand: tuple[str, ...], hand_no: int | Contract) -> Melds | Non
     return None
 
 
+def _holding(candidates: list[Candidate], counts: Mapping[str, int], k: int) -> bool:
+    """Whether `counts` hold at least k of the candidates, each on its own, and jokers for the k of them
+    that spend the fewest (the first, as candidates come fewest jokers first)."""
+    jokers = 0
+    for _, spent, need in candidates:
+        if k <= 0:
+            break
+        for card, n in need:
+            if counts[card] < n:
+                break
+        else:
+            k -= 1
+            jokers += spent
+    return k <= 0 and jokers <= counts[JOKER]
+
+
 def _by_cost(item: Candidate) -> tuple[int, int]:
     """Fewest jokers, then most cards."""
     return item[1], -len(item[0])
 
 
-def _pick(candidates: list[Candidate], k: int, counts: Mapping[str, int],
-          most: int) -> Iterator[tuple[Melds, dict[str, int]]]:
+def _pick(candidates: list[Candidate], k: int, counts: Mapping[str, int], most: int,
+          viable: Callable[[Mapping[str, int]], bool] | None = None) -> Iterator[tuple[Melds, dict[str, int]]]:
     """Combinations of k candidates that the hand can hold at once with at most `most` cards, in
     itertools.combinations order, each with the cards it leaves.
 
     A choice only takes more as it grows, so one the hand cannot hold, or that is over `most`
     cards, is never extended; and as candidates come fewest jokers first, the first one that
-    needs more jokers than are left ends the choice.
+    needs more jokers than are left ends the choice. Nor is one that leaves cards `viable` (when
+    given) says are too few for what the search needs beside the choice.
     """
     left = dict(counts)
     left.setdefault(JOKER, 0)  # then every card a candidate takes has a count
@@ -92,9 +118,10 @@ def _pick(candidates: list[Candidate], k: int, counts: Mapping[str, int],
             else:  # the hand still holds every card this candidate takes
                 for card, n in need:
                     left[card] -= n
-                chosen.append(i)
-                yield from extend(i + 1, room - len(cards))
-                chosen.pop()
+                if viable is None or viable(left):
+                    chosen.append(i)
+                    yield from extend(i + 1, room - len(cards))
+                    chosen.pop()
                 for card, n in need:
                     left[card] += n
 
@@ -412,7 +439,9 @@ def lay_offs(state: GameState, seat: int) -> Iterator[tuple[str, PlacedMeld, End
     """Every (card, meld, end) the seat could lay off now (R13): naturals first, each in hand order."""
     hand = state.hands[seat]
     cards = [card for card in dict.fromkeys(hand) if card != JOKER] + [JOKER] * (JOKER in hand)
+    table = [(meld, fitting_cards(meld)) for meld in state.table]
     for card in cards:
-        for meld in state.table:
-            for end in fitting_ends(meld, card):
-                yield card, meld, end
+        for meld, fitting in table:
+            if card in fitting:
+                for end in fitting_ends(meld, card):
+                    yield card, meld, end

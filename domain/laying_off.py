@@ -1,7 +1,9 @@
 """R13: laying off a card on a meld already on the table, at a named or obvious end."""
+from functools import lru_cache
+
 from zioncheck.contracts.commands import End, LayOff
 from zioncheck.contracts.events import AnyEvent, LaidOff
-from zioncheck.domain.cards import JOKER, card_at, rank, suit
+from zioncheck.domain.cards import JOKER, SUITS, card_at, rank, suit
 from zioncheck.domain.gates import after_the_draw, card, holds
 from zioncheck.domain.melds import set_rank
 from zioncheck.domain.refusal import Refused
@@ -59,3 +61,18 @@ def fitting_ends(meld: PlacedMeld, card_: str) -> list[End | None]:
     if card_ != JOKER and suit(card_) != meld.suit:
         return []  # R5: a run is one suit
     return [*run_ends(meld, card_)]
+
+
+@lru_cache(maxsize=1 << 10)
+def fitting_cards(meld: PlacedMeld) -> frozenset[str]:
+    """The cards that could fit `meld` at all, for `fitting_ends` to say where (R13): a set's rank in
+    every suit and a joker; a joker and the cards just outside a run's ends. A search that tries every
+    card of a hand on every meld asks this once a meld, then `fitting_ends` only for the few it names;
+    and as a meld lies unchanged through many turns, it is remembered."""
+    if meld.kind == "set":
+        rank_ = meld.rank
+        return frozenset([JOKER, *(rank_ + suit_ for suit_ in SUITS)] if rank_ else [JOKER])
+    outside = [card_at(meld.low - 1, meld.suit)] if meld.low > 1 else []
+    if meld.high < 14:
+        outside.append(card_at(meld.high + 1, meld.suit))
+    return frozenset([JOKER, *outside])

@@ -13,16 +13,16 @@ from typing import TypeVar
 from zioncheck.contracts.commands import ClaimDiscard, Command, DrawStock, Ready, TakeDiscard
 from zioncheck.contracts.events import AnyEvent
 from zioncheck.contracts.views import JokerSwapMove, LayOffMove, SeatMoves
-from zioncheck.domain.cards import JOKER, card_at, rank
+from zioncheck.domain.cards import JOKER
 from zioncheck.domain.claims import claim
 from zioncheck.domain.drawing import draw_stock, take_discard
 from zioncheck.domain.finder import find_contract, least_contract
 from zioncheck.domain.gates import seat_in_play
 from zioncheck.domain.hands import Contract
 from zioncheck.domain.joker_swap import stands_for
-from zioncheck.domain.laying_off import fitting_ends
+from zioncheck.domain.laying_off import fitting_cards, fitting_ends
 from zioncheck.domain.refusal import Refused
-from zioncheck.domain.state import GameState, PlacedMeld
+from zioncheck.domain.state import GameState
 from zioncheck.domain.timers import ready
 
 C = TypeVar("C", bound=Command)
@@ -99,20 +99,10 @@ def lay_off_moves(state: GameState, seat: int) -> list[LayOffMove]:
     held = dict.fromkeys(state.hands[seat])
     fits: dict[str, list[LayOffMove]] = {}
     for meld in state.table:
-        for card in _taken_by(meld, held):
+        for card in fitting_cards(meld).intersection(held):
             for end in fitting_ends(meld, card):
                 fits.setdefault(card, []).append(LayOffMove(card=card, owner=meld.owner, index=meld.index, end=end))
     return [move for card in held for move in fits.get(card, [])]
-
-
-def _taken_by(meld: PlacedMeld, held: dict[str, None]) -> list[str]:
-    """The seat's cards that could fit `meld` (fitting_ends says which do): a set's rank and jokers;
-    a joker and the cards just outside a run's ends."""
-    if meld.kind == "set":
-        return [card for card in held if card == JOKER or rank(card) == meld.rank]
-    outside = (card_at(meld.low - 1, meld.suit) if meld.low > 1 else None,
-               card_at(meld.high + 1, meld.suit) if meld.high < 14 else None, JOKER)
-    return [card for card in dict.fromkeys(outside) if card in held]
 
 
 def joker_swap_moves(state: GameState, seat: int) -> list[JokerSwapMove]:

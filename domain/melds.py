@@ -38,6 +38,14 @@ def run_low(cards: Sequence[str]) -> int | None:
     return None
 
 
+def run_start(cards: Sequence[str]) -> int:
+    """R5, R6: the value of a run's first position, for a run already read as valid (`run_low` with no
+    checks): its first natural's value less its place, an ace being 1 only in the first place."""
+    at, first = next((i, card) for i, card in enumerate(cards) if card != JOKER)
+    value = RANK_VALUE[rank(first)]
+    return (14 if value == 1 and at else value) - at
+
+
 def _fits(cards: Sequence[str], low: int, suit_: str) -> bool:
     return all(card == JOKER or card == card_at(low + i, suit_) for i, card in enumerate(cards))
 

@@ -6,7 +6,7 @@ Every count round the table is one of these, so no rule does its own sums modulo
 
 def next_seat(seat: int, players: int) -> int:
     """The seat on `seat`'s left, where play and the deal go next; after the last seat comes seat 0."""
-    return seat_after(seat, 1, players)
+    return (seat + 1) % players
 
 
 def seat_after(seat: int, places: int, players: int) -> int:
