@@ -153,15 +153,23 @@ class ProjectorService:
             raise
 
     async def _write_views(self, game: str, projected: ProjectedGame) -> None:
+        """One write of a game's views at a time, each from the revisions the last one left (two at once
+        would each find the other's revision and try again, until one gave up). A write waiting for the one
+        before it takes every batch folded meanwhile: the busier the store, the more batches a write holds."""
+        this = asyncio.current_task()
         try:
             await asyncio.sleep(self.flush_delay)
+            self.kv = self.kv or await self.js.key_value(VIEWS)
+            async with self.writing[game]:
+                if self.flushes.get(game) is this:
+                    self.flushes.pop(game)  # a batch folded from here on waits for the next write
+                held = self.games.get(game)
+                if held is not None and held.projection.seq >= projected.projection.seq:
+                    projected = held   # folded again meanwhile (after a failed write): the newest
+                await write_views(self.kv, game, projected.projection, projected.revisions)
         finally:
-            self.flushes.pop(game, None)  # a batch folded from here on waits for the next write
-        self.kv = self.kv or await self.js.key_value(VIEWS)
-        # One write of a game's views at a time, each from the revisions the last one left: two at once
-        # would each find the other's revision, read the key again, and try again, until one gave up.
-        async with self.writing[game]:
-            await write_views(self.kv, game, projected.projection, projected.revisions)
+            if self.flushes.get(game) is this:
+                self.flushes.pop(game)
         VIEWS_WRITTEN.inc()
         log.debug("projected", game=game, seq=projected.projection.seq, log_seq=projected.last)
 
