@@ -46,14 +46,11 @@ def least_useful(hand) -> str:
     """Before going down, the card to shed: the dearest (R3) natural related to no other card of the hand
     (see `related`), else the dearest natural, a joker last. The naturals are tried dearest first, so
     that the cheaper ones' relations are seldom worked out."""
-    held: set[str] = set()
-    twice: set[str] = set()
-    for card in hand:
-        (twice if card in held else held).add(card)
+    held = set(hand)
     naturals = sorted(held - {JOKER}, key=_SHED_ORDER.__getitem__)
     for card in naturals:
         # held is a set, so that isdisjoint walks the card's few kin rather than the whole hand
-        if card not in twice and _KIN[card].isdisjoint(held):
+        if _KIN[card].isdisjoint(held) and hand.count(card) == 1:
             return card
     return naturals[0] if naturals else JOKER
 
