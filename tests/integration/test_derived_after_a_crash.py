@@ -103,68 +103,82 @@ async def test_views_are_off_the_synced_path_and_the_feed_on_it(tmp_path):
         server.stop()
 
 
+class House:
+    """The embedded server on a folder, every house service in one process and the operator's client;
+    the server (and the services) killed or stopped and started again on the same store at will."""
+
+    def __init__(self, folder):
+        self.folder, self.server, self.services, self.operator = folder, None, None, None
+
+    async def start(self) -> "House":
+        self.server = NatsServer(self.folder / "jetstream")
+        await prepare_topology(self.server.access)
+        self.services = serve(self.server)
+        self.operator = await GameClient.connect(self.server.access, "operator")
+        return self
+
+    async def server_again(self, kill: bool, services_too: bool = False) -> None:
+        await self.operator.close()
+        if services_too:
+            self.services.kill()
+            self.services.wait()
+        if kill:
+            self.server.kill()
+        else:
+            self.server.stop()
+        self.server = NatsServer(self.folder / "jetstream", port=self.server.port)
+        if services_too:
+            self.services = serve(self.server)
+        self.operator = await GameClient.connect(self.server.access, "operator")
+
+    async def stop(self) -> None:
+        if self.operator is not None:
+            await self.operator.close()
+        if self.services is not None:
+            self.services.kill()
+            self.services.wait()
+        if self.server is not None:
+            self.server.stop()
+
+
 async def test_killed_mid_game_with_every_service_the_views_come_back_right_and_the_feed_whole(tmp_path):
-    server = NatsServer(tmp_path / "jetstream")
-    house, operator, game = None, None, "crash-1"
+    house, game = House(tmp_path), "crash-1"
     try:
-        await prepare_topology(server.access)
-        house = serve(server)
-        await start_bot_game(server, game)
-        operator = await GameClient.connect(server.access, "operator")
+        await house.start()
+        await start_bot_game(house.server, game)
         reader = FeedReader(game)
 
         async def half_way() -> bool:
-            await reader.read(operator.js)
+            await reader.read(house.operator.js)
             return len(reader.seqs) >= 80
         await until(half_way, 120, "the game never got half way")
-        house.kill()
-        house.wait()
-        server.kill()
-        await operator.close()
-
-        server = NatsServer(tmp_path / "jetstream", port=server.port)
-        house = serve(server)
-        operator = await GameClient.connect(server.access, "operator")
+        await house.server_again(kill=True, services_too=True)
+        js = house.operator.js
 
         async def over() -> bool:
-            await reader.read(operator.js)
-            return await game_over(operator.js, game)
+            await reader.read(js)
+            return await game_over(js, game)
         await until(over, 240, "the game did not play on to its end after the crash")
-        await until(lambda: views_are_the_logs(operator.js, game), 30, "the views are not the log's projection")
-        await reader.read(operator.js)
-        stamped = await read_stamped(operator.js, game)
+        await until(lambda: views_are_the_logs(js, game), 30, "the views are not the log's projection")
+        await reader.read(js)
+        stamped = await read_stamped(js, game)
         public = [n for n, (batch, _) in enumerate(stamped, 1) if feed_batch(game, n, batch.events)]
         assert reader.seqs == public, "the feed, read on from where the reader stopped, has every public batch once"
     finally:
-        if operator is not None:
-            await operator.close()
-        if house is not None:
-            house.kill()
-            house.wait()
-        server.stop()
+        await house.stop()
 
 
 async def test_views_a_restarted_server_lost_are_written_again_by_the_projector(tmp_path):
-    server = NatsServer(tmp_path / "jetstream")
-    house, operator, game = None, None, "lost-1"
+    house, game = House(tmp_path), "lost-1"
     try:
-        await prepare_topology(server.access)
-        house = serve(server)
-        operator = await GameClient.connect(server.access, "operator")
-        await start_bot_game(server, game)
-        await until(lambda: game_over(operator.js, game), 240, "the game did not end")
-        await until(lambda: views_are_the_logs(operator.js, game), 30, "the views were never written")
-        await operator.js.purge_stream(kv_stream(VIEWS))   # every view lost, as a server killed may lose the last
-        await operator.close()
-        server.stop()
-        server = NatsServer(tmp_path / "jetstream", port=server.port)
-        operator = await GameClient.connect(server.access, "operator")
-        assert not (await operator.js.stream_info(kv_stream(VIEWS))).state.messages
-        await until(lambda: views_are_the_logs(operator.js, game), 60, "the projector did not write the views again")
+        await house.start()
+        await start_bot_game(house.server, game)
+        await until(lambda: game_over(house.operator.js, game), 240, "the game did not end")
+        await until(lambda: views_are_the_logs(house.operator.js, game), 30, "the views were never written")
+        await house.operator.js.purge_stream(kv_stream(VIEWS))   # every view lost, as a killed server may lose some
+        await house.server_again(kill=False)
+        js = house.operator.js
+        assert not (await js.stream_info(kv_stream(VIEWS))).state.messages
+        await until(lambda: views_are_the_logs(js, game), 60, "the projector did not write the views again")
     finally:
-        if operator is not None:
-            await operator.close()
-        if house is not None:
-            house.kill()
-            house.wait()
-        server.stop()
+        await house.stop()
