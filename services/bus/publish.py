@@ -174,10 +174,10 @@ async def publish_grouped(js: JetStreamContext, stream: str, subject: str, paylo
                           headers: dict[str, str] | None = None) -> int:
     """publish_stored, sharing the stream's synced write with the appends of other games made meanwhile.
 
-    While one group commit of `stream` is on its way, the appends that come are kept; when it is
-    stored they go together as the next, as one JetStream atomic batch (the stream allows them):
-    one write and one sync for all, each message keeping its own headers, expectations and Msg-Id.
-    A lone append goes at once, as a plain publish. The server stores a batch whole or not at all:
+    While one round of `stream`'s appends is on its way, the appends that come are kept; when it is
+    stored they go together as the next: at least GROUP_LEAST of them as one JetStream atomic batch
+    (the stream allows them), one write and one sync for all, each message keeping its own headers,
+    expectations and Msg-Id; fewer, each alone at once. The server stores a batch whole or not at all:
     when it refuses one (a message's expectation failed, a duplicate Msg-Id, a timeout), every
     append of it is sent again on its own, so each gets the answer publish_stored would have given it.
     """
