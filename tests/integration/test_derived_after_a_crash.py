@@ -141,6 +141,7 @@ class House:
             self.server.stop()
 
 
+@pytest.mark.long   # a game played on through the kill of every process: `make test-long`
 async def test_killed_mid_game_with_every_service_the_views_come_back_right_and_the_feed_whole(tmp_path):
     house, game = House(tmp_path), "crash-1"
     try:
