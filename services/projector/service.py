@@ -6,7 +6,8 @@ read what this publishes. Everything here is recomputable from the log
 from the log whenever it finds a gap (a restart, a failed message, batches of
 one game delivered out of order), so no batch is ever skipped or folded twice.
 
-Being derived, the views are stored off the synced path (topology: persist mode async): a
+Being derived, the views are stored off the synced path (topology.DERIVED: persist mode async, in
+memory when replicated): a
 server killed may come back without the last of them. So whenever the projector finds itself on
 a server it has not yet seen (its own start, the server's restart, another node), it forgets the
 games it holds and goes over every game in the hot log once (`sweep`): folds its log again,
@@ -71,8 +72,8 @@ class ProjectorService:
 
     def _on_which_server(self) -> None:
         """Forget every game held once the connection is on another server (a restart): the server may have
-        lost the last of their feed, which a game's next batch then publishes again from where the stream
-        stops, before anything after it; the sweep does the games that have no next batch."""
+        lost the last of their views, which a game's next batch then writes again from its log, its feed
+        read again from where the stream stops; the sweep does the games that have no next batch."""
         server = (getattr(self.js._nc, "_server_info", None) or {}).get("server_id")
         if server != self.server:
             self.server = server
