@@ -80,8 +80,13 @@ def decode_reply(data: bytes) -> Taken | Refused:
     stored = _stored.decode(data)
     if stored.error is None:
         return Taken(seq=stored.seq, duplicate=stored.duplicate)
-    return Refused(reason=limit_reason(stored.error.description),
-                   detail=f"{REFUSALS[limit_reason(stored.error.description)]} ({stored.error.description[:120]})")
+    return limit_refusal(stored.error.description)
+
+
+def limit_refusal(said: str) -> Refused:
+    """The refusal for a store's error that says `said`: its reason (limit_reason), and what it said."""
+    reason = limit_reason(said)
+    return Refused(reason=reason, detail=f"{REFUSALS[reason]} ({said[:120]})")
 
 
 def limit_reason(said: str) -> IntakeReason:

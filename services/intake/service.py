@@ -36,7 +36,7 @@ from nats.micro.request import Request
 from zioncheck.application.reading import read_command
 from zioncheck.contracts.commands import PLAY, Command, StartGame
 from zioncheck.contracts.events import Rejected
-from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused, Taken, limit_reason
+from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused, Taken, limit_refusal
 from zioncheck.contracts.log import encode
 from zioncheck.services.bus import open_games
 from zioncheck.services.bus.access import INBOXES
@@ -208,9 +208,7 @@ class IntakeService:
             stored = await store_grouped(self.js, commands_stream(partition), stored_command_subject(
                 partition, game, PLAY), request.data, {"Nats-Msg-Id": message_id(game, key)} if key else None)
         except APIError as error:   # the stream refused it: a limit of the stream or the account
-            reason = limit_reason(error.description or "")
-            await self._answer(request, refused(reason, f"{REFUSALS[reason]} ({(error.description or '')[:120]})"),
-                               game)
+            await self._answer(request, limit_refusal(error.description or ""), game)
             return
         except NatsError as error:   # not known to be stored (a timeout): the sender asks again
             await self._answer(request, refused("unavailable", f"{REFUSALS['unavailable']} ({error!r:.80})"), game)
