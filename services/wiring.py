@@ -30,6 +30,7 @@ from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.consumers import (
     MAX_DELIVER,
     PinnedConsumer,
+    PulledConsumer,
     raw_message,
     settle,
     settled,
@@ -63,18 +64,21 @@ log = structlog.get_logger("services")
 @dataclass(frozen=True)
 class Takes:
     """One thing a service takes in. `log`: batches of the game log, decoded (in each partition a durable
-    pull consumer shared by every instance); `stored`: a stream's messages as stored, handed to the
+    pull consumer shared by every instance); `games`: the same, as delivered, each game's handed over
+    together to the service's `on_batches`, which settles them (a PulledConsumer a partition, `linger`
+    seconds of a game's batches in one hand-over at least); `stored`: a stream's messages as stored, handed to the
     service's `on_stored` (a durable pull consumer likewise, one a stream); `commands`: each partition's
     commands stream (a pull consumer whose priority group pins one table instance at a time);
     `requests`: core NATS requests answered by one instance of a queue group. `subject` and `stream`
     name partition p's. A message of a durable consumer is given up after `max_deliver` deliveries
     (-1: never)."""
-    kind: Literal["log", "stored", "commands", "requests"]
+    kind: Literal["log", "games", "stored", "commands", "requests"]
     subject: Callable[[int], str]
     group: str            # the durable consumer or queue group every instance shares
     stream: Callable[[int], str] | None = None
     workers: int = 1
     max_deliver: int = MAX_DELIVER
+    linger: float = 0.0
 
 
 def _all_commands(p: int) -> str:
@@ -124,12 +128,11 @@ SPECS = (
                 lambda nc, js: ScoringService(js),
                 (Takes("log", hand_boundaries, "zc-scoring", log_stream),),
                 (metrics.HANDS_SCORED,)),
-    # Several workers: the projector orders each game's batches itself (a lock and a catch-up per game),
-    # and batches folded while a write of the views waits share it. The workers bound how far it runs
-    # ahead: the fewer its writes, the more of the disk the game services get.
+    # Every batch of every game: each game's batches that came while its last were worked (or in the 20 ms
+    # after the first) are folded together and share one write of the views.
     ServiceSpec("projector", "folds the log into public and seat views and the redacted feed",
                 lambda nc, js: ProjectorService(js),
-                (Takes("log", _all_log, "zc-projector", log_stream, workers=32),),
+                (Takes("games", _all_log, "zc-projector", log_stream, linger=0.02),),
                 (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED)),
     # Every game's end comes again until its archive is written, checked and indexed (max_deliver -1); a
     # removal likewise, until the game is out of the hot streams. A few workers: a game's archive takes a
@@ -161,7 +164,8 @@ BY_NAME = {spec.name: spec for spec in SPECS}
 
 
 def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox: str, partitions: int):
-    """Subscribe the service to what it takes; returns a PinnedConsumer to start, or None."""
+    """Subscribe the service to what it takes; returns what makes the consumers to start on the connection
+    (a PinnedConsumer, or a PulledConsumer a partition), or None."""
     if takes.kind == "commands":
         async def handle(game: str, raw, epoch: int) -> None:
             await service().handle(game, raw.metadata.sequence.stream, raw, epoch)
@@ -169,6 +173,11 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
         return lambda nc: PinnedConsumer(nc, [stream(p) for p in range(partitions)],
                                          [takes.subject(p) for p in range(partitions)], takes.group,
                                          lambda: GameQueues(settled(handle, "command")))
+    if takes.kind == "games":
+        stream = takes.stream or log_stream
+        return lambda nc: [PulledConsumer(nc, stream(p), takes.subject(p), takes.group,
+                                          lambda game, raws: service().on_batches(game, raws), takes.linger,
+                                          max_deliver=takes.max_deliver) for p in range(partitions)]
     if takes.kind == "stored":
         stream = takes.stream or log_stream
         for name, subject in dict.fromkeys((stream(p), takes.subject(p)) for p in range(partitions)):
@@ -209,7 +218,7 @@ class Services:
 
     def __init__(self):
         self.brokers: list[NatsBroker] = []
-        self.direct: list[PinnedConsumer] = []
+        self.direct: list[PinnedConsumer | PulledConsumer] = []
         self.by_name: dict[str, object] = {}
         self.topology_changes: list[str] = []   # what starting them changed in the streams, one line each
         self.partitions = 0                     # P, as the server's mapping says
@@ -241,8 +250,10 @@ class Services:
             if (await layout(connection.stream)).partitions != partitions:
                 raise TopologyMissing("the server's partitions changed while the services started")
             for make in filter(None, direct):
-                self.direct.append(make(connection.connection))
-                await self.direct[-1].start()
+                made = make(connection.connection)
+                for consumer in made if isinstance(made, list) else [made]:
+                    self.direct.append(consumer)
+                    await consumer.start()
             self.by_name[name] = built[0]
             if hasattr(built[0], "start"):   # a service that runs on its own (the bots), not on deliveries
                 await built[0].start()

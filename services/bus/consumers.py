@@ -7,7 +7,9 @@ table, which sees every move of every game, it cost more than the table's own wo
 (about half its CPU). So the table's commands come through a PinnedConsumer: raw pull
 requests on the broker's own connection, one consumer per partition whose priority group
 pins one table instance at a time, each delivery handed straight to that partition's
-per-game queues (services/bus/game_queues.py).
+per-game queues (services/bus/game_queues.py). The projector, which sees every batch of the
+log, takes it through a PulledConsumer likewise, every instance pulling, each game's deliveries
+handed over together (GameBatches).
 """
 import asyncio
 import contextlib
@@ -28,7 +30,7 @@ from nats.js.api import ConsumerConfig
 
 from zioncheck.contracts.commands import ORIGINS
 from zioncheck.services.bus import tasks
-from zioncheck.services.bus.game_queues import GameQueues
+from zioncheck.services.bus.game_queues import Drain, GameBatches, GameQueues
 from zioncheck.services.bus.topology import TABLES_HERE, game_of, origin_of, partition_of, valid_game_key
 from zioncheck.services.observability import DROPPED
 
@@ -124,6 +126,7 @@ PULL_BATCH, PULLS_PINNED = 256, 2
 REBALANCE_SECONDS = 2.0
 HERE_SECONDS = 0.25   # how long a count of the table instances waits for their answers
 NANOS = 1_000_000_000
+CONSUMER_EXISTS = 10148   # the server's err_code for a consumer made already
 
 
 def pinned_consumer_config(durable: str, subject: str) -> dict:
@@ -167,7 +170,7 @@ class Partition:
         info = json.loads((await self.nc.request(api, b"", timeout=5.0)).data)
         if "error" in info:
             error = await create_pinned_consumer(self.nc, self.stream, self.durable, self.subject)
-            if error and error.get("err_code") != 10148:  # 10148: made meanwhile by another
+            if error and error.get("err_code") != CONSUMER_EXISTS:  # made meanwhile by another
                 raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
         self.sub = await self.nc.subscribe(f"{self.inbox}.*", cb=self._on_message, pending_msgs_limit=-1,
                                            pending_bytes_limit=-1)
@@ -352,3 +355,132 @@ class PinnedConsumer:
             self.here = None
         for partition in self.partitions:
             await partition.stop()
+
+
+# Deliveries a PulledConsumer holds at once (asked for and in hand): the bound on how far its service runs
+# ahead of what it has settled.
+IN_HAND = 512
+
+
+class PulledConsumer:
+    """A durable pull consumer on one stream that every instance shares (no pin: the server spreads the
+    deliveries), pulled raw on the connection's own inbox, each game's deliveries handed over together
+    to `drain(game, messages)`, which settles each one (GameBatches). At most `in_hand` messages are
+    asked for or in hand; a pull that outlives its expiry unanswered (lost with a reconnect) is
+    forgotten and made again."""
+
+    def __init__(self, nc: Client, stream: str, subject: str, durable: str, drain: Drain,
+                 linger: float = 0.0, in_hand: int = IN_HAND, max_deliver: int = MAX_DELIVER):
+        self.nc, self.stream, self.subject, self.durable = nc, stream, subject, durable
+        self.in_hand, self.max_deliver = in_hand, max_deliver
+        self.batches = GameBatches(drain, self._done, linger)
+        self.pulls: dict[str, list] = {}    # reply subject -> [messages it may still bring, when it expires]
+        self.held = 0                       # delivered and not yet settled
+        self.inbox = nc.new_inbox()
+        self.count = 0
+        self.sub = None
+        self.ticker: asyncio.Task | None = None
+        self.refilling: asyncio.Task | None = None
+        self.again = False                  # settled since the last refill began: room to ask for more
+
+    async def start(self) -> None:
+        await self._ensure()
+        self.sub = await self.nc.subscribe(f"{self.inbox}.*", cb=self._on_message, pending_msgs_limit=-1,
+                                           pending_bytes_limit=-1)
+        self.ticker = asyncio.create_task(self._tick())
+        await self.refill()
+
+    async def _ensure(self) -> None:
+        config = consumer_config(self.max_deliver)
+        config = {"durable_name": self.durable, "filter_subject": self.subject, "ack_policy": "explicit",
+                  "deliver_policy": "all", "ack_wait": int(config.ack_wait * NANOS),
+                  "max_ack_pending": config.max_ack_pending, "max_deliver": config.max_deliver}
+        reply = await self.nc.request(f"$JS.API.CONSUMER.CREATE.{self.stream}.{self.durable}",
+                                      json.dumps({"stream_name": self.stream, "config": config,
+                                                  "action": "create"}).encode(), timeout=5.0)
+        error = json.loads(reply.data).get("error")
+        if error and error.get("err_code") != CONSUMER_EXISTS:   # 10148: there already (made where it was by
+            # `zioncheck migrate`, say), and never changed here
+            raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
+
+    async def refill(self) -> None:
+        """Ask for as many as there is room for, in one pull, once there is room for a quarter of `in_hand`
+        (or nothing is asked for)."""
+        if self.sub is None:
+            return
+        room = self.in_hand - self.held - sum(pull[0] for pull in self.pulls.values())
+        if room <= 0 or (self.pulls and room < self.in_hand // 4):
+            return
+        self.count += 1
+        reply = f"{self.inbox}.{self.count}"
+        self.pulls[reply] = [room, time.monotonic() + PULL_SECONDS]
+        await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{self.stream}.{self.durable}",
+                              json.dumps({"batch": room, "expires": int(PULL_SECONDS * NANOS)}).encode(),
+                              reply=reply)
+
+    async def _on_message(self, msg: Msg) -> None:
+        if (msg.headers or {}).get("Status") or not msg.reply:
+            self.pulls.pop(msg.subject, None)   # the pull is over: expired (408), the consumer gone (409), ...
+            await self.refill()
+            return
+        reply = next(iter(self.pulls), None)   # a delivery does not say which pull it answers: the oldest first
+        if reply is not None:
+            self.pulls[reply][0] -= 1
+            if self.pulls[reply][0] <= 0:
+                del self.pulls[reply]
+        self.held += 1
+        self.batches.take(msg)
+
+    def _done(self, settled: int) -> None:
+        self.held -= settled
+        if settled:
+            self.again = True
+            if self.refilling is None or self.refilling.done():
+                self.refilling = asyncio.create_task(self._refill_again())
+
+    async def _refill_again(self) -> None:
+        """Refill until no message has been settled since the last refill began."""
+        while self.again:
+            self.again = False
+            await self.refill()
+
+    async def _tick(self) -> None:
+        """Pulls past their expiry with no answer forgotten, and pulled again; the consumer made again
+        when it is gone (an operator's delete, a store made again)."""
+        while True:
+            await asyncio.sleep(PULL_SECONDS)
+            now = time.monotonic()
+            lost = [reply for reply, (_, expires) in self.pulls.items() if expires + 1.0 < now]
+            try:
+                if lost:
+                    for reply in lost:
+                        del self.pulls[reply]
+                    await self._ensure()
+                await self.refill()
+            except Exception as error:  # noqa: BLE001 - the next tick tries again (a reconnect, say)
+                log.warning("pull_failed", stream=self.stream, error=repr(error)[:200])
+
+    async def stop(self) -> None:
+        await tasks.stop([self.ticker, self.refilling])
+        if self.sub is not None:
+            with contextlib.suppress(ConnectionClosedError):
+                await self.sub.unsubscribe()
+            self.sub = None
+        await self.batches.stop()
+
+
+async def settle_drained(raws: list[Msg], work: Awaitable[list[Msg]], what: str) -> None:
+    """Ack the messages the work returns as done once it is done (it settles the others itself); if it
+    fails, every message comes again in a second, each given up after MAX_DELIVER deliveries."""
+    try:
+        done = await work
+    except Exception as error:  # noqa: BLE001 - the consumer must outlive any one drain
+        log.error("handler_failed", what=what, subject=raws[0].subject if raws else "", error=repr(error))
+        for raw in raws:
+            if 0 < MAX_DELIVER <= raw.metadata.num_delivered:
+                await drop(raw, what, f"failed {MAX_DELIVER} times, last: {error!r}")
+            else:
+                await raw.nak(delay=1)
+        return
+    for raw in done:
+        await raw.ack()

@@ -63,3 +63,49 @@ class GameQueues:
         self.stopped = True
         await tasks.stop(list(self.workers))
 
+
+
+Drain = Callable[[str, list[Msg]], Awaitable[None]]
+
+
+class GameBatches:
+    """Each game's deliveries handed over together: one drain of a game at a time, in delivery order, and
+    a drain takes every message of the game that came while the one before it was worked (and while
+    `linger` seconds passed after the first). All games go on at once. `done(n)` is told each time n
+    messages leave hand, worked or not."""
+
+    def __init__(self, drain: Drain, done: Callable[[int], None], linger: float = 0.0):
+        self.drain, self.done, self.linger = drain, done, linger
+        self.queues: dict[str, list[Msg]] = {}
+        self.workers: set[asyncio.Task] = set()
+        self.stopped = False
+
+    def take(self, msg: Msg) -> None:
+        game = game_of(msg.subject)
+        queue = self.queues.get(game)
+        if queue is None:
+            queue = self.queues[game] = []
+            worker = asyncio.create_task(self._drain(game, queue))
+            self.workers.add(worker)
+            worker.add_done_callback(self.workers.discard)
+        queue.append(msg)
+
+    async def _drain(self, game: str, queue: list[Msg]) -> None:
+        try:
+            if self.linger:
+                await asyncio.sleep(self.linger)
+            while queue and not self.stopped:
+                taken = queue[:]
+                del queue[:]
+                try:
+                    await self.drain(game, taken)
+                finally:
+                    self.done(len(taken))
+        finally:
+            del self.queues[game]
+            self.done(len(queue))   # stopped: left unacked, they come again
+
+    async def stop(self) -> None:
+        """Drop what is queued (unacked, it comes again) and end the workers."""
+        self.stopped = True
+        await tasks.stop(list(self.workers))

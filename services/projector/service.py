@@ -14,18 +14,28 @@ games it holds and goes over every game in the hot log once (`sweep`): folds its
 writes its views, and publishes any feed batch the stream lacks (each under its seq). A view is
 never stepped back meanwhile (view_store.put_newer). The feed stays synced, its batches of many
 games sharing synced writes (publish_grouped).
+
+The log comes through a PulledConsumer (services/bus/consumers.py) a partition: each game's batches
+that came while its last were worked, or within 20 ms of the first, are handed over together, folded
+in order, and published at once: their feed batches sent in order and one write of the game's views
+for them all, and each acked only then. A bot game appends hundreds of batches a second; a write of
+the views a batch would cost the server more than the table's own appends.
 """
 import asyncio
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from weakref import WeakValueDictionary
 
+import msgspec
 import structlog
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import Batch, decode_batch
 from zioncheck.domain.views import Projection, advance
 from zioncheck.services.bus import open_games
+from zioncheck.services.bus.consumers import drop, settle_drained
 from zioncheck.services.bus.log_store import due_at, read_stored, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
 from zioncheck.services.bus.view_store import last_feed_seq, publish_feed, write_views
@@ -49,14 +59,11 @@ class ProjectedGame:
 
 
 class ProjectorService:
-    def __init__(self, js: JetStreamContext, cache: int = 10_000, flush_delay: float = 0.02):
+    def __init__(self, js: JetStreamContext, cache: int = 10_000):
         self.js = js
         self.cache = cache              # games held in memory; an evicted game is folded again from its log
-        self.flush_delay = flush_delay  # batches folded within it share one write of the views
         self.games: OrderedDict[str, ProjectedGame] = OrderedDict()
-        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.flushes: dict[str, asyncio.Future] = {}
-        self.writing: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.locks: WeakValueDictionary[str, asyncio.Lock] = WeakValueDictionary()
         self.kv: KeyValue | None = None
         self.swept: set[str] = set()   # the servers (by id) on which every hot game's views and feed are whole
         self.server: str | None = None  # the server the games held were projected on
@@ -100,79 +107,72 @@ class ProjectorService:
         playing = await open_games.marked(self.js)
         games = sorted(stored, key=lambda game: game not in playing)
         for done, game in enumerate(games, 1):
-            async with self.locks[game]:
-                projected = await self._projected(game)
-                await self._catch_up(projected, game, before=2 ** 62, known=0)
-                self.kv = self.kv or await self.js.key_value(VIEWS)
-                async with self.writing[game]:
-                    await write_views(self.kv, game, projected.projection, projected.revisions)
+            async with self._lock(game):
+                projected, feeds = await self._projected(game), []
+                await self._catch_up(projected, game, before=2 ** 62, known=0, feeds=feeds)
+                await self._publish(game, projected, feeds)
             if done % 1000 == 0:
                 log.info("sweeping", games=done, of=len(games))
         log.info("swept", games=len(games))
         return len(games)
 
-    async def on_log(self, game: str, seq: int, headers: dict | None, batch: Batch) -> None:
-        """Fold log message `seq` of `game` (and any earlier one not folded yet), then publish.
+    async def on_batches(self, game: str, raws: list[Msg]) -> None:
+        """Fold the game's log messages as delivered (and any earlier one not folded yet), write its views
+        once for them all, and only then ack each; if that fails, every one comes again."""
+        await settle_drained(raws, self._drained(game, raws), "log")
 
-        Returns once the views hold the batch, so the message is acked only then.
-        """
+    async def _drained(self, game: str, raws: list[Msg]) -> list[Msg]:
         self._on_which_server()
-        async with self.locks[game]:
+        done, feeds, folded = [], [], False
+        async with self._lock(game):
             try:
-                projected = await self._project(game, seq, headers or {}, batch)
+                projected = await self._projected(game)
+                for raw in raws:
+                    try:
+                        batch = decode_batch(raw.data)
+                    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                        await drop(raw, "log", f"undecodable: {error}")   # it would fail the same way for ever
+                        continue
+                    folded |= await self._project(projected, game, raw.metadata.sequence.stream, raw.headers or {},
+                                                  batch, feeds)
+                    done.append(raw)
+                if folded:
+                    await self._publish(game, projected, feeds)
             except Exception:
                 self.games.pop(game, None)  # half-published: the next delivery starts over from the log
                 raise
-        if projected is not None:
-            await self._views_written(game, projected)
+        if folded:
+            log.debug("projected", game=game, seq=projected.projection.seq, log_seq=projected.last)
+        return done
 
-    async def _project(self, game: str, seq: int, headers: dict, batch: Batch) -> ProjectedGame | None:
-        projected = await self._projected(game)
+    async def _publish(self, game: str, projected: ProjectedGame, feeds: list[tuple[int, list]]) -> None:
+        """The feed batches folded (sent in order, stored together) and one write of the game's views."""
+        self.kv = self.kv or await self.js.key_value(VIEWS)
+        published = await asyncio.gather(write_views(self.kv, game, projected.projection, projected.revisions),
+                                         *(publish_feed(self.js, game, seq, events) for seq, events in feeds))
+        VIEWS_WRITTEN.inc()
+        FEED_PUBLISHED.inc(sum(published[1:]))
+
+    def _lock(self, game: str) -> asyncio.Lock:
+        """The game's lock (a drain or a sweep at a time), kept while anyone holds it."""
+        lock = self.locks.get(game)
+        if lock is None:
+            lock = self.locks[game] = asyncio.Lock()
+        return lock
+
+    async def _project(self, projected: ProjectedGame, game: str, seq: int, headers: dict, batch: Batch,
+                       feeds: list) -> bool:
+        """Fold log message `seq`, catching up first on any earlier one not folded; False for one folded
+        already (a redelivery, or read while catching up for a later one). The feed batches to publish
+        are put in `feeds`."""
         if seq <= projected.last:
-            return None  # a redelivery, or folded already while catching up for a later batch
+            return False
         previous = headers.get(PREVIOUS_HEADER)
         if previous != str(projected.last):
             known = int(previous) if previous and previous.isdigit() else 0
-            await self._catch_up(projected, game, before=seq, known=known)
-        await self._fold(projected, game, seq, batch, due_at(headers))
-        return projected
-
-    async def _views_written(self, game: str, projected: ProjectedGame) -> None:
-        """Wait for the game's next write of its views; one write serves every batch folded before it.
-
-        A bot game appends hundreds of batches a second, and each write of the views is
-        one KV message per seat and one public; writing them per batch would cost the
-        server more than the table's own appends.
-        """
-        flush = self.flushes.get(game)
-        if flush is None:
-            flush = self.flushes[game] = asyncio.ensure_future(self._write_views(game, projected))
-        try:
-            await asyncio.shield(flush)
-        except Exception:
-            self.games.pop(game, None)
-            raise
-
-    async def _write_views(self, game: str, projected: ProjectedGame) -> None:
-        """One write of a game's views at a time, each from the revisions the last one left (two at once
-        would each find the other's revision and try again, until one gave up). A write waiting for the one
-        before it takes every batch folded meanwhile: the busier the store, the more batches a write holds."""
-        this = asyncio.current_task()
-        try:
-            await asyncio.sleep(self.flush_delay)
-            self.kv = self.kv or await self.js.key_value(VIEWS)
-            async with self.writing[game]:
-                if self.flushes.get(game) is this:
-                    self.flushes.pop(game)  # a batch folded from here on waits for the next write
-                held = self.games.get(game)
-                if held is not None and held.projection.seq >= projected.projection.seq:
-                    projected = held   # folded again meanwhile (after a failed write): the newest
-                await write_views(self.kv, game, projected.projection, projected.revisions)
-        finally:
-            if self.flushes.get(game) is this:
-                self.flushes.pop(game)
-        VIEWS_WRITTEN.inc()
-        log.debug("projected", game=game, seq=projected.projection.seq, log_seq=projected.last)
+            await self._catch_up(projected, game, before=seq, known=known, feeds=feeds)
+        self._fold(projected, seq, batch, due_at(headers), feeds)
+        return True
 
     async def _projected(self, game: str) -> ProjectedGame:
         if game in self.games:
@@ -184,7 +184,7 @@ class ProjectorService:
             self.games.popitem(last=False)
         return projected
 
-    async def _catch_up(self, projected: ProjectedGame, game: str, before: int, known: int) -> None:
+    async def _catch_up(self, projected: ProjectedGame, game: str, before: int, known: int, feeds: list) -> None:
         """Fold the game's log messages after the last one folded, up to (not including) `before`:
         read in batched direct gets, as a whole log is read, and at least up to `known`, the game's
         message before `before` (services/bus/log_store.py: read your writes)."""
@@ -193,12 +193,13 @@ class ProjectorService:
         for msg in found:
             if msg.seq >= before:
                 return
-            await self._fold(projected, game, msg.seq, decode_batch(msg.data or b""), due_at(msg.headers))
+            self._fold(projected, msg.seq, decode_batch(msg.data or b""), due_at(msg.headers), feeds)
 
-    async def _fold(self, projected: ProjectedGame, game: str, seq: int, batch: Batch, due: float | None) -> None:
+    @staticmethod
+    def _fold(projected: ProjectedGame, seq: int, batch: Batch, due: float | None, feeds: list) -> None:
+        """Fold log message `seq`; its feed batch goes in `feeds` unless the stream holds it (`fed`)."""
         projection = advance(projected.projection, batch.events, batch.cause, due)
         if projection.seq > projected.fed:
-            if await publish_feed(self.js, game, projection.seq, batch.events):
-                FEED_PUBLISHED.inc()
+            feeds.append((projection.seq, batch.events))
             projected.fed = projection.seq
         projected.projection, projected.last = projection, seq

@@ -3,7 +3,7 @@ that change whenever the deliveries stop proving that nothing was missed."""
 import asyncio
 from types import SimpleNamespace
 
-from zioncheck.services.bus.game_queues import GameQueues
+from zioncheck.services.bus.game_queues import GameBatches, GameQueues
 
 
 def delivered(game: str, consumer_seq: int, times: int = 1):
@@ -84,3 +84,61 @@ async def test_stop_drops_what_is_queued():
     await asyncio.sleep(0.01)
     await queues.stop()
     assert recorder.seen == [] and not queues.workers
+
+
+class Drains:
+    """A GameBatches drain that records what each hand-over held, held up until its gate opens."""
+
+    def __init__(self):
+        self.handed: list[list[str]] = []
+        self.running: dict[str, int] = {}
+        self.overlapped = False
+        self.gate = asyncio.Event()
+        self.settled = 0
+
+    async def drain(self, game, msgs):
+        self.running[game] = self.running.get(game, 0) + 1
+        self.overlapped = self.overlapped or self.running[game] > 1
+        await self.gate.wait()
+        self.handed.append([msg.name for msg in msgs])
+        self.running[game] -= 1
+
+    def done(self, count):
+        self.settled += count
+
+
+async def test_a_games_batches_that_come_while_its_last_are_worked_are_handed_over_together_in_order():
+    drains = Drains()
+    batches = GameBatches(drains.drain, drains.done)
+    batches.take(delivered("a", 1))
+    batches.take(delivered("b", 2))
+    await asyncio.sleep(0.01)               # a and b each in their first hand-over, held at the gate
+    for seq in (3, 4, 5):
+        batches.take(delivered("a", seq))   # come while a's first is worked
+    drains.gate.set()
+    await settled(batches)
+    assert sorted(drains.handed) == [["a#1"], ["a#3", "a#4", "a#5"], ["b#2"]]
+    assert drains.handed.index(["a#1"]) < drains.handed.index(["a#3", "a#4", "a#5"])
+    assert not drains.overlapped, "one hand-over of a game at a time"
+    assert drains.settled == 5, "every message is counted out of hand once"
+
+
+async def test_batches_within_the_linger_after_the_first_share_its_hand_over():
+    drains = Drains()
+    drains.gate.set()
+    batches = GameBatches(drains.drain, drains.done, linger=0.05)
+    batches.take(delivered("a", 1))
+    await asyncio.sleep(0.01)
+    batches.take(delivered("a", 2))
+    await settled(batches)
+    assert drains.handed == [["a#1", "a#2"]]
+
+
+async def test_stopping_leaves_what_is_queued_unworked_and_out_of_hand():
+    drains = Drains()
+    batches = GameBatches(drains.drain, drains.done)
+    batches.take(delivered("a", 1))
+    await asyncio.sleep(0.01)
+    batches.take(delivered("a", 2))
+    await batches.stop()
+    assert drains.handed == [] and drains.settled == 2
