@@ -64,20 +64,21 @@ log = structlog.get_logger("services")
 @dataclass(frozen=True)
 class Takes:
     """One thing a service takes in. `log`: batches of the game log, decoded (in each partition a durable
-    pull consumer shared by every instance); `games`: the same, as delivered, each game's handed over
-    together to the service's `on_batches`, which settles them (a PulledConsumer a partition, `linger`
-    seconds of a game's batches in one hand-over at least); `stored`: a stream's messages as stored, handed to the
-    service's `on_stored` (a durable pull consumer likewise, one a stream); `commands`: each partition's
-    commands stream (a pull consumer whose priority group pins one table instance at a time);
-    `requests`: core NATS requests answered by one instance of a queue group. `subject` and `stream`
-    name partition p's. A message of a durable consumer is given up after `max_deliver` deliveries
-    (-1: never)."""
-    kind: Literal["log", "games", "stored", "commands", "requests"]
+    pull consumer shared by every instance), or, `together`, as delivered, each game's handed over
+    together to the service's `on_batches`, which settles them (a PulledConsumer a partition, the
+    batches of `linger` seconds after the first in one hand-over at least); `stored`: a stream's
+    messages as stored, handed to the service's `on_stored` (a durable pull consumer likewise, one a
+    stream); `commands`: each partition's commands stream (a pull consumer whose priority group pins
+    one table instance at a time); `requests`: core NATS requests answered by one instance of a queue
+    group. `subject` and `stream` name partition p's. A message of a durable consumer is given up after
+    `max_deliver` deliveries (-1: never)."""
+    kind: Literal["log", "stored", "commands", "requests"]
     subject: Callable[[int], str]
     group: str            # the durable consumer or queue group every instance shares
     stream: Callable[[int], str] | None = None
     workers: int = 1
     max_deliver: int = MAX_DELIVER
+    together: bool = False
     linger: float = 0.0
 
 
@@ -132,7 +133,7 @@ SPECS = (
     # after the first) are folded together and share one write of the views.
     ServiceSpec("projector", "folds the log into public and seat views and the redacted feed",
                 lambda nc, js: ProjectorService(js),
-                (Takes("games", _all_log, "zc-projector", log_stream, linger=0.02),),
+                (Takes("log", _all_log, "zc-projector", log_stream, together=True, linger=0.02),),
                 (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED)),
     # Every game's end comes again until its archive is written, checked and indexed (max_deliver -1); a
     # removal likewise, until the game is out of the hot streams. A few workers: a game's archive takes a
@@ -173,7 +174,7 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
         return lambda nc: PinnedConsumer(nc, [stream(p) for p in range(partitions)],
                                          [takes.subject(p) for p in range(partitions)], takes.group,
                                          lambda: GameQueues(settled(handle, "command")))
-    if takes.kind == "games":
+    if takes.kind == "log" and takes.together:
         stream = takes.stream or log_stream
         return lambda nc: [PulledConsumer(nc, stream(p), takes.subject(p), takes.group,
                                           lambda game, raws: service().on_batches(game, raws), takes.linger,
