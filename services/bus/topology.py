@@ -488,8 +488,8 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
         StreamConfig(name=SCORES, subjects=[score_subject(ANY_GAME)], deny_delete=True,
                      allow_direct=True, max_bytes=limits.bytes_of(SCORES), **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed (the operator).
-        # Synced, as readers resume it by its place, but the feed batches of many games share one synced write
-        # (atomic batches, publish_grouped).
+        # Synced, as readers resume it by its place; atomic batches allowed, though the projector now stores
+        # each feed batch alone (services/bus/view_store.py, publish_feed).
         StreamConfig(name=FEED, subjects=[feed_subject(ANY_GAME)], duplicate_window=120.0, deny_delete=True,
                      allow_atomic=True,
                      allow_direct=True, republish=RePublish(src=feed_subject(ANY_GAME), dest=public_feed_subject(

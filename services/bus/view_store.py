@@ -16,7 +16,7 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.log import encode
 from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
 from zioncheck.services.bus.log_store import WRONG_LAST_SEQUENCE, read_stored
-from zioncheck.services.bus.publish import publish_grouped, publish_stored
+from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
     FEED,
     VIEWS,
@@ -113,7 +113,9 @@ async def publish_feed(js: JetStreamContext, game: str, seq: int, events, dedupe
     if batch is None:
         return False
     headers = {"Nats-Msg-Id": f"feed:{game}:{seq}"} if dedupe else None
-    await publish_grouped(js, FEED, feed_subject(game), encode(batch), headers)
+    # Each stored alone: a game's feed batches come together (services/projector), and as atomic batches
+    # they cost the server more than the syncs they saved (docs/scaling.md, group commit).
+    await publish_stored(js, feed_subject(game), encode(batch), headers)
     return True
 
 

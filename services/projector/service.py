@@ -12,12 +12,11 @@ server killed may come back without the last of them. So whenever the projector 
 a server it has not yet seen (its own start, the server's restart, another node), it forgets the
 games it holds and goes over every game in the hot log once (`sweep`): folds its log again,
 writes its views, and publishes any feed batch the stream lacks (each under its seq). A view is
-never stepped back meanwhile (view_store.put_newer). The feed stays synced, its batches of many
-games sharing synced writes (publish_grouped).
+never stepped back meanwhile (view_store.put_newer). The feed stays synced.
 
 The log comes through a PulledConsumer (services/bus/consumers.py) a partition: each game's batches
 that came while its last were worked, or within 20 ms of the first, are handed over together, folded
-in order, and published at once: their feed batches sent in order and one write of the game's views
+in order, and published at once: their feed batches sent in order, and one write of the game's views
 for them all, and each acked only then. A bot game appends hundreds of batches a second; a write of
 the views a batch would cost the server more than the table's own appends.
 """
@@ -146,7 +145,7 @@ class ProjectorService:
         return done
 
     async def _publish(self, game: str, projected: ProjectedGame, feeds: list[tuple[int, list]]) -> None:
-        """The feed batches folded (sent in order, stored together) and one write of the game's views."""
+        """The feed batches folded (sent in order, each stored alone) and one write of the game's views."""
         self.kv = self.kv or await self.js.key_value(VIEWS)
         published = await asyncio.gather(write_views(self.kv, game, projected.projection, projected.revisions),
                                          *(publish_feed(self.js, game, seq, events) for seq, events in feeds))
