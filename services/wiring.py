@@ -3,10 +3,11 @@
 `zioncheck serve`, `zioncheck run`, the AsyncAPI document (cli/asyncapi.py) and the
 tests read SERVICES; adding a service is adding one ServiceSpec here. Each service gets
 its own FastStream broker (its own connection, logged in as its own role), so they can
-run together in one process or one per process. The log's readers are FastStream pull
-subscribers, one per partition's log stream (the archiver's too, and one on its removals); the
-table's commands, one message per move of every game, come through a PinnedConsumer on the
-broker's connection, one pinned pull consumer per partition (services/bus/consumers.py says why).
+run together in one process or one per process. The dealer's, scoring's and archiver's readers of
+the log are FastStream pull subscribers, one per partition's log stream (the archiver's one on its
+removals too). What sees every message comes through raw pulls on the broker's connection
+(services/bus/consumers.py says why): the table's commands through a PinnedConsumer, one pinned
+pull consumer per partition, and the projector's log through a PulledConsumer a partition.
 Handlers decode, call the service, and settle; retries, sequences and headers live in
 the log store, not here.
 """
