@@ -64,7 +64,6 @@ class GameQueues:
         await tasks.stop(list(self.workers))
 
 
-
 Drain = Callable[[str, list[Msg]], Awaitable[None]]
 
 
