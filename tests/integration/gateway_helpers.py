@@ -4,9 +4,12 @@ import contextlib
 
 import httpx
 import pytest
+from nats.js.errors import KeyNotFoundError
 
 from over_nats import stacked_game
 from zioncheck.contracts.commands import Discard, DrawStock, GoDown
+from zioncheck.contracts.views import decode_public_view, decode_seat_view
+from zioncheck.services.bus.topology import VIEWS, public_view_key, seat_view_key
 from zioncheck.services.gateway import tokens
 from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.gateway.limits import Limits
@@ -69,9 +72,26 @@ def bearer(value: str) -> dict:
 
 
 async def game_in_play(client):
-    """A stacked early hand, seat 0 to draw: (follower, token of seat 0, token of seat 1)."""
+    """A stacked early hand, seat 0 to draw, its views written: (follower, token of seat 0, token of seat 1)."""
     follower = await stacked_game(client, 2, HANDS, STOCK)
+    await views_written(client, follower)
     return follower, token(follower.game, 0), token(follower.game, 1)
+
+
+async def views_written(client, follower, players: int = 2, timeout: float = 10.0) -> None:
+    """Until the game's public view and each seat's cover every batch the follower read: the projector
+    writes them a moment after the table logs a batch, and the gateway serves what it wrote."""
+    kv = await client.js.key_value(VIEWS)
+    keys = {public_view_key(follower.game): decode_public_view}
+    keys |= {seat_view_key(follower.game, seat): decode_seat_view for seat in range(players)}
+
+    async def seq(key: str) -> int:
+        with contextlib.suppress(KeyNotFoundError):
+            return keys[key]((await kv.get(key)).value).seq
+        return -1
+    async with asyncio.timeout(timeout):
+        while min([await seq(key) for key in keys]) < len(follower.batches):
+            await asyncio.sleep(0.025)
 
 
 async def finished_game(client):
@@ -79,6 +99,7 @@ async def finished_game(client):
     for move in GOING_OUT:
         await follower.outcome(await client.send(follower.game, move))
     assert follower.state.game_over
+    await views_written(client, follower)
     return follower
 
 
