@@ -140,8 +140,7 @@ async def test_a_seat_resuming_gets_only_a_newer_view_and_a_bad_after_is_refused
     follower, seat0, _ = await game_in_play(client)
     url = f"/games/{follower.game}/view/ws?token={seat0}"
     async with connect(ws_url(gateway, url)) as socket:
-        # the dealt view (the projector may write it a moment after the follower read the deal)
-        first = (await frames(socket, seat_message, lambda got: got and got[-1].view.cards))[-1]
+        [first] = await frames(socket, seat_message, lambda got: got)
     async with connect(ws_url(gateway, f"{url}&after={first.view.seq}")) as socket:
         await http.post(f"/games/{follower.game}/commands", json={"type": "draw_stock"}, headers=bearer(seat0))
         [next_view] = await frames(socket, seat_message, lambda got: got)
