@@ -93,13 +93,20 @@ async def settle(raw: Msg, work: Awaitable[None], what: str, max_deliver: int = 
         await drop(raw, what, f"undecodable: {error}")
         return
     except Exception as error:  # noqa: BLE001 - the consumer must outlive any one message
-        if 0 < max_deliver <= raw.metadata.num_delivered:
-            await drop(raw, what, f"failed {max_deliver} times, last: {error!r}")
-            return
-        log.error("handler_failed", what=what, subject=raw.subject, error=repr(error))
-        await raw.nak(delay=1)
+        if not 0 < max_deliver <= raw.metadata.num_delivered:
+            log.error("handler_failed", what=what, subject=raw.subject, error=repr(error))
+        await failed(raw, what, error, max_deliver)
         return
     await raw.ack()
+
+
+async def failed(raw: Msg, what: str, error: Exception, max_deliver: int = MAX_DELIVER) -> None:
+    """A message whose handling failed: given up once delivered `max_deliver` times (-1: never), else
+    delivered again in a second."""
+    if 0 < max_deliver <= raw.metadata.num_delivered:
+        await drop(raw, what, f"failed {max_deliver} times, last: {error!r}")
+    else:
+        await raw.nak(delay=1)
 
 
 async def drop(raw: Msg, what: str, reason: str) -> None:
@@ -129,25 +136,33 @@ NANOS = 1_000_000_000
 CONSUMER_EXISTS = 10148   # the server's err_code for a consumer made already
 
 
+def pull_consumer_config(durable: str, subject: str, max_deliver: int = MAX_DELIVER) -> dict:
+    """A durable pull consumer of `subject`, as the API takes it (consumer_config's settings)."""
+    config = consumer_config(max_deliver)
+    return {"durable_name": durable, "filter_subject": subject, "ack_policy": "explicit",
+            "ack_wait": int(config.ack_wait * NANOS),
+            "max_ack_pending": config.max_ack_pending, "max_deliver": config.max_deliver}
+
+
 def pinned_consumer_config(durable: str, subject: str) -> dict:
     """A durable pull consumer with one priority group whose policy pins one client at a time
     (NATS 2.11+, ADR-42): the server delivers to that client only, and pins another of the waiting
     ones once it has not pulled for PIN_SECONDS."""
-    config = consumer_config()
-    return {"durable_name": durable, "filter_subject": subject, "ack_policy": "explicit",
-            "ack_wait": int(config.ack_wait * NANOS),
-            "max_ack_pending": config.max_ack_pending, "max_deliver": config.max_deliver,
-            "priority_groups": [GROUP], "priority_policy": "pinned_client",
-            "priority_timeout": int(PIN_SECONDS * NANOS)}
+    return pull_consumer_config(durable, subject) | {
+        "priority_groups": [GROUP], "priority_policy": "pinned_client", "priority_timeout": int(PIN_SECONDS * NANOS)}
+
+
+async def create_consumer(nc: Client, stream: str, config: dict, **request) -> dict | None:
+    """Make the consumer `config` describes by a raw API request (nats-py has no priority groups, nor
+    the request's `action`), with `request`'s fields beside it; the server's error, or None."""
+    reply = await nc.request(f"$JS.API.CONSUMER.CREATE.{stream}.{config['durable_name']}",
+                             json.dumps({"stream_name": stream, "config": config, **request}).encode(), timeout=5.0)
+    return json.loads(reply.data).get("error")
 
 
 async def create_pinned_consumer(nc: Client, stream: str, durable: str, subject: str, **more) -> dict | None:
-    """Make the pinned consumer (pinned_consumer_config, with `more` config fields) by a raw API request,
-    nats-py having no priority groups; the server's error, or None."""
-    config = pinned_consumer_config(durable, subject) | more
-    reply = await nc.request(f"$JS.API.CONSUMER.CREATE.{stream}.{durable}",
-                             json.dumps({"stream_name": stream, "config": config}).encode(), timeout=5.0)
-    return json.loads(reply.data).get("error")
+    """Make the pinned consumer (pinned_consumer_config, with `more` config fields); the server's error, or None."""
+    return await create_consumer(nc, stream, pinned_consumer_config(durable, subject) | more)
 
 
 class Partition:
@@ -391,14 +406,9 @@ class PulledConsumer:
         await self.refill()
 
     async def _ensure(self) -> None:
-        config = consumer_config(self.max_deliver)
-        config = {"durable_name": self.durable, "filter_subject": self.subject, "ack_policy": "explicit",
-                  "deliver_policy": "all", "ack_wait": int(config.ack_wait * NANOS),
-                  "max_ack_pending": config.max_ack_pending, "max_deliver": config.max_deliver}
-        reply = await self.nc.request(f"$JS.API.CONSUMER.CREATE.{self.stream}.{self.durable}",
-                                      json.dumps({"stream_name": self.stream, "config": config,
-                                                  "action": "create"}).encode(), timeout=5.0)
-        error = json.loads(reply.data).get("error")
+        error = await create_consumer(self.nc, self.stream,
+                                      pull_consumer_config(self.durable, self.subject, self.max_deliver),
+                                      action="create")
         if error and error.get("err_code") != CONSUMER_EXISTS:   # 10148: there already (made where it was by
             # `zioncheck migrate`, say), and never changed here
             raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
@@ -477,10 +487,7 @@ async def settle_drained(raws: list[Msg], work: Awaitable[list[Msg]], what: str)
     except Exception as error:  # noqa: BLE001 - the consumer must outlive any one drain
         log.error("handler_failed", what=what, subject=raws[0].subject if raws else "", error=repr(error))
         for raw in raws:
-            if 0 < MAX_DELIVER <= raw.metadata.num_delivered:
-                await drop(raw, what, f"failed {MAX_DELIVER} times, last: {error!r}")
-            else:
-                await raw.nak(delay=1)
+            await failed(raw, what, error)
         return
     for raw in done:
         await raw.ack()
