@@ -9,7 +9,7 @@ from zioncheck.cli.view_admin import rebuild
 from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import bus
 from zioncheck.services.bus.topology import DEFAULT_TENANT, FEED
-from zioncheck.services.migrate import MigrationRefused, before_tenants, migrate, unseal, views_off_the_synced_path
+from zioncheck.services.migrate import MigrationRefused, before_tenants, derived_off_the_synced_path, migrate, unseal
 
 
 def add(sub) -> None:
@@ -39,8 +39,9 @@ async def _run(access) -> int:
             for game in games:
                 await js.purge_stream(FEED, subject=f"zc.feed.{game}")
             say(words.say("cli.MIGRATED_TENANT", count=len(games), tenant=DEFAULT_TENANT))
-        if await views_off_the_synced_path(js, say=say):   # made again empty: every game's views written again
-            await rebuild(js, None, say=say)
+        remade = await derived_off_the_synced_path(js, say=say)
+        if remade:   # made again empty: every game's views (and feed) written again
+            await rebuild(js, None, feed=FEED in remade, say=say)
         return moved
     finally:
         await nc.close()

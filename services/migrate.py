@@ -24,9 +24,9 @@ every game's end again, finds each archived and schedules its removal. Only a st
 sequences run unbroken from 1 is made again: a log stream's always do, as nothing in it is ever
 removed; the new store times are those of the copy.
 
-A store made before the views went off the synced path has them synced at every write, and a
-stream's persist mode is never changed: `views_off_the_synced_path` removes the bucket's stream and makes
-it again, empty, off it; `zioncheck migrate` then writes every game's views again from its log.
+A store made before the views and the feed went off the synced path has them synced at every write, and
+a stream's persist mode is never changed: `derived_off_the_synced_path` removes the stream and makes it
+again, empty, off it; `zioncheck migrate` then writes every game's views (and feed) again from its log.
 
 A store written before tenants names a game by its id alone where a tenant reads it: its feed on
 zc.feed.<game>, its standings at <game>, its views at <game>.public. Every such game is the default
@@ -240,9 +240,10 @@ async def _made_again(js: JetStreamContext, name: str, current: StreamConfig, sa
         f"{len(where)} consumers where they were")
 
 
-async def views_off_the_synced_path(js: JetStreamContext, say: Callable[[str], None] = lambda line: None) -> list[str]:
-    """The views made again off the synced path where a store has them synced (see the module's
-    docstring); the streams made again."""
+async def derived_off_the_synced_path(js: JetStreamContext,
+                                      say: Callable[[str], None] = lambda line: None) -> list[str]:
+    """The views and the feed made again off the synced path where a store has them synced (see the
+    module's docstring); the streams made again."""
     done = []
     for name in DERIVED:
         try:
@@ -251,8 +252,10 @@ async def views_off_the_synced_path(js: JetStreamContext, say: Callable[[str], N
             continue
         if off_the_synced_path(current):
             continue
+        replicas = current.num_replicas or 1
         await js.delete_stream(name)
-        await js.add_stream(config=bucket_stream_config(bucket_configs()[VIEWS], current.num_replicas or 1))
+        await js.add_stream(config=next(c for c in stream_configs(replicas) if c.name == FEED) if name == FEED
+                            else bucket_stream_config(bucket_configs()[VIEWS], replicas))
         say(f"{name}: made again off the synced path")
         done.append(name)
     return done

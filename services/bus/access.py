@@ -52,6 +52,7 @@ other login can say a line as a seat, nor hear one.
 import json
 import os
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -399,13 +400,14 @@ def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PART
                    replicas: int = 1) -> str:
     """The `accounts` section: one account with JetStream, its partition mappings, a user per credential.
     The account's storage is capped at the store's limits (topology.StoreLimits): a full store
-    refuses and keeps all; its memory, at the views' limit (held in memory when replicated). The
-    server counts each replica's bytes against it, so the cap is the limits times the `replicas` the
-    streams have."""
+    refuses and keeps all; its memory, at the views' and the feed's limits (held in memory when
+    replicated). The server counts each replica's bytes against it, so the cap is the limits times the
+    `replicas` the streams have."""
     users = [user_block(c, partitions, checked) for c in credentials]
     limits = StoreLimits.configured()
     store = limits.total_bytes * replicas
-    memory = limits.bytes_of(VIEWS) * replicas   # the views, held in memory when replicated (topology.DERIVED)
+    # the views and the feed, held in memory when replicated (topology.DERIVED)
+    memory = (limits.bytes_of(VIEWS) + limits.bytes_of(FEED)) * replicas
     return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: {{max_file: {store}, max_mem: {memory}}}\n"
             + mappings_block(partitions)
             + "    users: [\n" + "\n".join(users) + "\n    ]\n  }\n}\n")
@@ -492,3 +494,19 @@ async def _told(error: Exception) -> None:
 async def connect(access: Access, user: str, **options) -> Client:
     """A NATS connection logged in as `user`."""
     return await nats.connect(**(access.connect_options(user) | options))
+
+
+def server_id(nc: Client) -> str | None:
+    """The id of the server the connection is on: a server started again has a new one."""
+    return (getattr(nc, "_server_info", None) or {}).get("server_id")
+
+
+def when_reconnected(nc: Client, then: Callable[[], Awaitable[None]]) -> None:
+    """Await `then` each time the connection comes back, after what was asked for at connect."""
+    told = nc._reconnected_cb   # nats-py keeps the callback given at connect here
+
+    async def reconnected() -> None:
+        if told is not None:
+            await told()
+        await then()
+    nc._reconnected_cb = reconnected

@@ -30,6 +30,7 @@ from nats.js.api import ConsumerConfig
 
 from zioncheck.contracts.commands import ORIGINS
 from zioncheck.services.bus import tasks
+from zioncheck.services.bus.access import when_reconnected
 from zioncheck.services.bus.game_queues import Drain, GameBatches, GameQueues
 from zioncheck.services.bus.topology import TABLES_HERE, game_of, origin_of, partition_of, valid_game_key
 from zioncheck.services.observability import DROPPED
@@ -302,13 +303,7 @@ class PinnedConsumer:
         for partition in order:
             await partition.start()
         self.balancer = asyncio.create_task(self._balance())
-        told = self.nc._reconnected_cb   # nats-py keeps the callback given at connect here
-
-        async def reconnected() -> None:
-            if told is not None:
-                await told()
-            await self.pull_again()
-        self.nc._reconnected_cb = reconnected
+        when_reconnected(self.nc, self.pull_again)
 
     async def pull_again(self) -> None:
         """The connection came back: the server it reaches holds none of the pulls made before, so they

@@ -488,13 +488,11 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
         StreamConfig(name=SCORES, subjects=[score_subject(ANY_GAME)], deny_delete=True,
                      allow_direct=True, max_bytes=limits.bytes_of(SCORES), **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed (the operator).
-        # Synced, as readers resume it by its place; atomic batches allowed, though the projector now stores
-        # each feed batch alone (services/bus/view_store.py, publish_feed).
+        # Off the synced path (DERIVED), so no atomic batches: the projector stores each feed batch alone.
         StreamConfig(name=FEED, subjects=[feed_subject(ANY_GAME)], duplicate_window=120.0, deny_delete=True,
-                     allow_atomic=True,
                      allow_direct=True, republish=RePublish(src=feed_subject(ANY_GAME), dest=public_feed_subject(
                          game_key("{{wildcard(1)}}", "{{wildcard(2)}}"))),
-                     max_bytes=limits.bytes_of(FEED), **common),
+                     max_bytes=limits.bytes_of(FEED), **(common | derived_store(replicas))),
         # The table alone writes and purges it: one message a game in play, none once it is over.
         StreamConfig(name=OPEN, subjects=[OPEN_SUBJECTS], deny_delete=True, allow_direct=True,
                      max_msgs_per_subject=1, max_bytes=limits.bytes_of(OPEN), **common),
@@ -530,14 +528,21 @@ def bucket_configs(limits: StoreLimits | None = None) -> dict[str, KeyValueConfi
 
 BUCKETS = (STANDINGS, SEEDS, VIEWS)
 VIEW_LIVE_SUBJECTS = "zc.view.>"
-# The views are derived from the log, snapshots rebuilt from it whenever lost: the server stores them
+# The views and the feed are derived from the log, rebuilt from it whenever lost: the server stores them
 # without a sync a write (a server killed may lose the last of them, and the projector's sweep writes
-# them again), so they take nothing of the disk's syncs from the log and the commands. On one node the
-# bucket's stream has persist mode async; the server keeps that to unreplicated streams, so replicated
-# it is held in memory on each replica (a node that restarts takes it from the others; a whole cluster
-# that restarts comes back without it, and the projector writes it again). The feed stays synced: its
-# readers resume it by their place in its stream, which a lost tail would leave behind.
-DERIVED = (kv_stream(VIEWS),)
+# them again), so they take nothing of the disk's syncs from the log and the commands. On one node they
+# have persist mode async; the server keeps that to unreplicated streams without atomic batches, so
+# replicated they are held in memory on each replica (a node that restarts takes them from the others; a
+# whole cluster that restarts comes back without them, and the projector writes them again). A feed
+# batch written again may land at another place in the stream than the one lost: its readers go by each
+# batch's seq, and the gateway reads a game's feed again from its start on a server it has not read.
+DERIVED = (kv_stream(VIEWS), FEED)
+
+
+def derived_store(replicas: int) -> dict:
+    """How a stream of DERIVED is stored, off the synced path: its storage and persist mode."""
+    return {"storage": StorageType.MEMORY if replicas > 1 else StorageType.FILE,
+            "persist_mode": PersistMode.ASYNC if replicas == 1 else None}
 
 
 def off_the_synced_path(config: StreamConfig) -> bool:
@@ -554,8 +559,7 @@ def bucket_stream_config(config: KeyValueConfig, replicas: int) -> StreamConfig:
                         discard=DiscardPolicy.NEW, duplicate_window=120.0, max_bytes=config.max_bytes,
                         max_consumers=-1, max_msgs=-1, max_msgs_per_subject=config.history or 1,
                         num_replicas=replicas, republish=config.republish,
-                        storage=StorageType.MEMORY if derived and replicas > 1 else StorageType.FILE,
-                        persist_mode=PersistMode.ASYNC if derived and replicas == 1 else None)
+                        **(derived_store(replicas) if derived else {"storage": StorageType.FILE}))
 
 
 def view_live_subject(key: str) -> str:
@@ -599,7 +603,8 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
             # stored apart from the synced path one way alone and another replicated: made again, empty
             changes.append(f"{name}: made again with {replicas} replica(s); the projector writes it again")
             await js.delete_stream(name)
-            await js.add_stream(config=bucket_stream_config(config, replicas))
+            await js.add_stream(config=bucket_stream_config(config, replicas) if isinstance(config, KeyValueConfig)
+                                else config)
             continue
         if replicas is not None and current.num_replicas != replicas:
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
@@ -615,7 +620,7 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
         if name in DERIVED and not off_the_synced_path(current):
             changes.append(f"{name} is synced to disk at every write, as the log is, though it is derived from the "
                            f"log: `zioncheck migrate` makes it again off the synced path and writes every game's "
-                           f"views again from its log")
+                           f"{'feed' if name == FEED else 'views'} again from its log")
         if current.deny_purge and isinstance(config, StreamConfig) and not config.deny_purge:
             changes.append(f"{name} was made denying purges, which the server never lifts: what it holds of the "
                            f"games the archiver archives stays in it until `zioncheck migrate`, with the services "

@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Callable
 
 import msgspec
+import structlog
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
@@ -21,6 +22,7 @@ from nats.js.kv import KeyValue
 from prometheus_client import Gauge
 from websockets.frames import Frame, Opcode
 
+from zioncheck.services.bus.access import server_id, when_reconnected
 from zioncheck.services.bus.topology import FEED, feed_subject, public_view_key
 
 HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
@@ -34,6 +36,7 @@ SPECTATORS = Gauge("zc_gateway_spectators", "WebSocket clients watching a game's
 # socket and returns True, or writes nothing and returns False when the socket cannot take them now
 # (its buffer full, or closing). The gateway's server offers it (server.py); another may not.
 FRAMED = "zioncheck.websocket.framed"
+log = structlog.get_logger("gateway")
 
 
 class _Seq(msgspec.Struct):
@@ -140,10 +143,24 @@ class Hub:
             await js.get_msg(FEED, subject=feed_subject(self.game))
         except NotFoundError:
             self._fed.set()  # nothing to catch up on
-        self.sub = await js.subscribe(feed_subject(self.game), ordered_consumer=True,
-                                      deliver_policy=DeliverPolicy.ALL, cb=self._on_feed)
+        await self._follow(js)
         await asyncio.gather(self.watch.initial.wait(), self._fed.wait())
         self.ready.set()
+
+    async def _follow(self, js: JetStreamContext) -> None:
+        self.sub = await js.subscribe(feed_subject(self.game), ordered_consumer=True,
+                                      deliver_policy=DeliverPolicy.ALL, cb=self._on_feed)
+
+    async def read_again(self, js: JetStreamContext, kv: KeyValue) -> None:
+        """The game's view and feed read again from their start, each batch and view not yet sent going out
+        (those sent are known by their seq): a server started again may have lost the last of them, which
+        the projector writes again at other places in their streams than where they were read."""
+        if self.sub is None or self.watch is None:   # not open yet: it reads from the start anyway
+            return
+        await self.sub.unsubscribe()
+        await self._follow(js)
+        await self.watch.stop()
+        self.watch = await ViewWatch(kv, public_view_key(self.game), self._on_view, after=self.watch.seq).start()
 
     async def close(self) -> None:
         if self._view_due is not None:
@@ -200,11 +217,25 @@ class Hub:
 
 
 class Hubs:
-    """The hubs of the games someone watches here; a hub closes when its last spectator leaves."""
+    """The hubs of the games someone watches here; a hub closes when its last spectator leaves. On a server
+    it has not read before (one started again, or another of a cluster), every hub reads again."""
 
     def __init__(self, js: JetStreamContext, kv: KeyValue):
         self.js, self.kv = js, kv
         self.hubs: dict[str, Hub] = {}
+        self.server = server_id(js._nc)
+        when_reconnected(js._nc, self._reconnected)
+
+    async def _reconnected(self) -> None:
+        if server_id(self.js._nc) == self.server:
+            return
+        self.server = server_id(self.js._nc)
+        for hub in list(self.hubs.values()):
+            try:
+                await hub.read_again(self.js, self.kv)
+            except Exception as error:  # noqa: BLE001 - the server went away again: the next reconnect reads
+                log.warning("hub_read_again_failed", game=hub.game, error=repr(error)[:200])
+                self.server = None
 
     def watched(self, game: str) -> bool:
         """Someone watches the game here: it is stored (the first to watch it was let in only if it was)."""

@@ -34,6 +34,7 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.log import Batch, decode_batch
 from zioncheck.domain.views import Projection, advance
 from zioncheck.services.bus import open_games
+from zioncheck.services.bus.access import server_id
 from zioncheck.services.bus.consumers import drop, settle_drained
 from zioncheck.services.bus.log_store import due_at, read_stored, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
@@ -80,7 +81,7 @@ class ProjectorService:
         """Forget every game held once the connection is on another server (a restart): the server may have
         lost the last of their views, which a game's next batch then writes again from its log, its feed
         read again from where the stream stops; the sweep does the games that have no next batch."""
-        server = (getattr(self.js._nc, "_server_info", None) or {}).get("server_id")
+        server = server_id(self.js._nc)
         if server != self.server:
             self.server = server
             self.games.clear()

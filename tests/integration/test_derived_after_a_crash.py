@@ -1,8 +1,10 @@
-"""The views are derived and stored off the synced path, the feed's batches share synced writes: killed
-mid-game with every service, the server comes back, the game plays on, and its views are its log's
-again while a reader who resumes the feed where it stopped misses nothing and sees nothing twice.
-A server that comes back without some views has them written again by the projector (its sweep)."""
+"""The views and the feed are derived and stored off the synced path: killed mid-game with every service,
+the server comes back, the game plays on, and its views are its log's again while a reader who resumes
+the feed by seq misses nothing and sees nothing twice. A server that comes back without some views or
+feed batches has them written again by the projector (its sweep), and the gateway's spectators get
+each batch once although those written again stand at other places in the feed's stream."""
 import asyncio
+import json
 import subprocess
 import sys
 import time
@@ -26,6 +28,7 @@ from zioncheck.services.bus.topology import (
     public_view_key,
     seat_view_key,
 )
+from zioncheck.services.gateway.live import Hubs, Spectator
 from zioncheck.services.wiring import prepare_topology
 
 pytestmark = pytest.mark.integration
@@ -49,17 +52,20 @@ async def start_bot_game(server: NatsServer, game: str) -> None:
 
 
 class FeedReader:
-    """A reader of one game's feed, page by page from where it stopped, as the gateway's feed reads it; it
-    keeps every batch it is given, its seq and all, to check for gaps and repeats."""
+    """A reader of one game's feed that resumes by seq, as a platform's does: it reads the feed page by page
+    and keeps each batch past the last seq it kept, to check for gaps and repeats."""
 
     def __init__(self, game: str):
-        self.game, self.place, self.seqs = game, 0, []
+        self.game, self.seqs = game, []
 
     async def read(self, js) -> None:
+        place = 0
         while True:
-            found, last = await read_some(js, FEED, feed_subject(self.game), self.place, 200)
-            self.seqs += [decode_feed_batch(data).seq for _, data in found]
-            self.place = last or self.place
+            found, place = await read_some(js, FEED, feed_subject(self.game), place, 200)
+            for _, data in found:
+                seq = decode_feed_batch(data).seq
+                if not self.seqs or seq > self.seqs[-1]:
+                    self.seqs.append(seq)
             if len(found) < 200:
                 return
 
@@ -77,6 +83,12 @@ async def views_are_the_logs(js, game: str) -> bool:
     return seats == [seat_view(projection, seat) for seat in range(SEATS)]
 
 
+async def public_seqs(js, game: str) -> list[int]:
+    """The seq of each of the game's log batches that has anything public: every feed batch's."""
+    stamped = await read_stamped(js, game)
+    return [n for n, (batch, _) in enumerate(stamped, 1) if feed_batch(game, n, batch.events)]
+
+
 async def game_over(js, game: str) -> bool:
     return project([batch for batch, _ in await read_stamped(js, game)]).game.game_over
 
@@ -89,7 +101,7 @@ async def until(check, seconds: float, what: str) -> None:
         await asyncio.sleep(0.2)
 
 
-async def test_views_are_off_the_synced_path_and_the_feed_on_it(tmp_path):
+async def test_views_and_feed_are_off_the_synced_path(tmp_path):
     server = NatsServer(tmp_path / "jetstream")
     try:
         await prepare_topology(server.access)
@@ -97,8 +109,8 @@ async def test_views_are_off_the_synced_path_and_the_feed_on_it(tmp_path):
         views = await operator.js.stream_info(kv_stream(VIEWS))
         feed = await operator.js.stream_info(FEED)
         await operator.close()
-        assert off_the_synced_path(views.config)
-        assert not off_the_synced_path(feed.config) and feed.config.allow_atomic
+        assert off_the_synced_path(views.config) and off_the_synced_path(feed.config)
+        assert not feed.config.allow_atomic   # the server keeps async persistence to streams without them
     finally:
         server.stop()
 
@@ -151,8 +163,8 @@ async def test_killed_mid_game_with_every_service_the_views_come_back_right_and_
 
         async def half_way() -> bool:
             await reader.read(house.operator.js)
-            return len(reader.seqs) >= 80
-        await until(half_way, 120, "the game never got half way")
+            return len(reader.seqs) >= 40
+        await until(half_way, 120, "the game never got under way")
         await house.server_again(kill=True, services_too=True)
         js = house.operator.js
 
@@ -161,10 +173,13 @@ async def test_killed_mid_game_with_every_service_the_views_come_back_right_and_
             return await game_over(js, game)
         await until(over, 240, "the game did not play on to its end after the crash")
         await until(lambda: views_are_the_logs(js, game), 30, "the views are not the log's projection")
-        await reader.read(js)
-        stamped = await read_stamped(js, game)
-        public = [n for n, (batch, _) in enumerate(stamped, 1) if feed_batch(game, n, batch.events)]
-        assert reader.seqs == public, "the feed, read on from where the reader stopped, has every public batch once"
+        public = await public_seqs(js, game)
+
+        async def fed() -> bool:   # the last feed batch is written beside the last views, maybe a moment after
+            await reader.read(js)
+            return reader.seqs[-1:] == public[-1:]
+        await until(fed, 30, "the feed never got its last batch")
+        assert reader.seqs == public, "the feed, read on by seq, has every public batch once"
     finally:
         await house.stop()
 
@@ -184,4 +199,55 @@ async def test_views_a_restarted_server_lost_are_written_again_by_the_projector(
         js = house.operator.js
         await until(lambda: views_are_the_logs(js, game), 60, "the projector did not write the views again")
     finally:
+        await house.stop()
+
+
+def feed_seqs(spectator: Spectator) -> list[int]:
+    """The seq of each feed batch sent to the spectator, in the order sent."""
+    frames = [json.loads(spectator.frames.get_nowait()) for _ in range(spectator.frames.qsize())]
+    return [frame["batch"]["seq"] for frame in frames if frame["kind"] == "feed"]
+
+
+async def test_a_spectator_gets_every_feed_batch_once_after_the_server_lost_the_feed(tmp_path):
+    house, game = House(tmp_path), "watched-1"
+    gateway = None
+    try:
+        await house.start()
+        js = house.operator.js
+        # Places in the feed's stream that the lost feed does not take again: another game's feed, purged
+        # (as the archiver purges an archived game's).
+        for _ in range(60):
+            await js.publish(feed_subject("gone-1"), b"{}")
+        await js.purge_stream(FEED, subject=feed_subject("gone-1"))
+        platform = await GameClient.connect(house.server.access, "platform")
+        await platform.send(game, StartGame(game_id=game, players=SEATS, first_hand=5, seats=["greedy"] * SEATS,
+                                            limits=Limits(bot_seconds=0.2)), msg_id=f"start-{game}", patience=30)
+        await platform.close()
+        gateway = await GameClient.connect(house.server.access, "gateway")
+        hubs = Hubs(gateway.js, await gateway.js.key_value(VIEWS))
+        spectator = Spectator(backlog=100_000)
+        hub = await hubs.join(game, spectator)
+        await until(lambda: asyncio.sleep(0, len(hub.feed) >= 10), 60, "the game never moved")
+
+        # The whole feed lost with the server: the projector writes it again from the log, at places below
+        # those the gateway has read.
+        house.services.kill()
+        house.services.wait()
+        await js.delete_stream(FEED)
+        await prepare_topology(house.server.access)
+        await house.server_again(kill=True, services_too=True)
+        js = house.operator.js
+        before = hub.feed[-1][0]
+
+        async def moved_on() -> bool:
+            return len(hub.feed) > 0 and hub.feed[-1][0] >= before + 70 or await game_over(js, game)
+        await until(moved_on, 180, "the spectator got nothing past the lost feed")
+        public = await public_seqs(js, game)
+        sent = feed_seqs(spectator)
+        assert sent == public[:len(sent)] and sent[-1] >= before + 20, \
+            "the spectator got every feed batch once, in order, those after the loss too"
+    finally:
+        if gateway is not None:
+            await hubs.close()
+            await gateway.close()
         await house.stop()

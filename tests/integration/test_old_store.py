@@ -24,7 +24,7 @@ from zioncheck.domain import GameState, fold
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus import log_store
 from zioncheck.services.bus.log_store import read_batches
-from zioncheck.services.bus.topology import FEED, feed_subject
+from zioncheck.services.bus.topology import DERIVED, FEED, feed_subject, off_the_synced_path
 from zioncheck.services.wiring import SERVICES, Services
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -57,6 +57,8 @@ async def test_a_store_from_before_partitions_is_moved_and_its_games_replay_and_
         assert moved.returncode == 0, moved.stderr
         assert f"moved {facts['finished']}: " in moved.stdout and f"moved {facts['live']}: " in moved.stdout
         client = await GameClient.connect(server.access, "operator")
+        for derived in DERIVED:   # synced in the old store: made again off the synced path, written again
+            assert off_the_synced_path((await client.js.stream_info(derived)).config), derived
         # Written before tenants too: its games are the default tenant's, read where a tenant reads them.
         assert "2 games of the store before tenants are the platform tenant's" in moved.stdout
         feed = await client.js.get_msg(FEED, subject=feed_subject(facts["finished"]), direct=True)
