@@ -57,23 +57,43 @@ class _Acks:
     async def request(self, subject: str, payload: bytes, timeout: float, headers: dict[str, str] | None):
         """Publish with a reply subject of the connection's request inbox and wait for the reply (a
         TimeoutError once `timeout` has passed)."""
+        reply, = await self.requests([(subject, payload, headers)], timeout)
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+    async def requests(self, messages: list[tuple[str, bytes, dict[str, str] | None]], timeout: float) -> list:
+        """Publish each (subject, payload, headers) at once, each with a reply subject of its own, then wait
+        for every reply: the replies in order, each one that failed as its exception (a TimeoutError once
+        `timeout` has passed). No task is made for any."""
         nc = self.nc
         if not nc._resp_sub_prefix:
             await nc._init_request_sub()
-        token = f"a{next(self.tokens)}"
         loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        nc._resp_map[token] = future
-        self.due.append((time.monotonic() + timeout, token, future))
-        if self.timer is None:
-            self.timer = loop.call_later(timeout, self._expire)
+        prefix = nc._resp_sub_prefix.decode()
+        waiting: list[tuple[str, asyncio.Future]] = []
         try:
-            await nc.publish(subject, payload, reply=nc._resp_sub_prefix.decode() + token, headers=headers)
-            return await future
+            for subject, payload, headers in messages:
+                token = f"a{next(self.tokens)}"
+                future = loop.create_future()
+                nc._resp_map[token] = future
+                self.due.append((time.monotonic() + timeout, token, future))
+                waiting.append((token, future))
+                if self.timer is None:
+                    self.timer = loop.call_later(timeout, self._expire)
+                await nc.publish(subject, payload, reply=prefix + token, headers=headers)
+            replies = []
+            for _, future in waiting:
+                try:
+                    replies.append(await future)
+                except Exception as error:  # noqa: BLE001 - each message's own outcome, told to its caller
+                    replies.append(error)
+            return replies
         finally:
-            nc._resp_map.pop(token, None)
-            if not future.done():   # the publish failed: nobody waits for this reply any more
-                future.cancel()
+            for token, future in waiting:
+                nc._resp_map.pop(token, None)
+                if not future.done():   # a publish failed: nobody waits for this reply any more
+                    future.cancel()
 
     def _expire(self) -> None:
         now = time.monotonic()
@@ -123,6 +143,25 @@ async def publish_stored(js: JetStreamContext, subject: str, payload: bytes,
     for a refused expectation, with its err_code) when the stream refuses it, and nats-py's
     TimeoutError when no ack comes in the context's timeout."""
     return (await _store_one(js, subject, payload, headers)).seq
+
+
+async def store_each(js: JetStreamContext, messages: list[tuple[str, bytes, dict[str, str] | None]]) -> list:
+    """Publish every (subject, payload, headers) at once and wait until a stream stored each: its stream
+    sequence, or the exception `publish_stored` would have raised for it, in order. No task is made for
+    any, so a service that stores several things at once (a game's views and feed: services/projector)
+    pays for their acks alone."""
+    acks = _acks(js._nc)
+    if acks is None:
+        return await asyncio.gather(*(publish_stored(js, *message) for message in messages), return_exceptions=True)
+    stored = []
+    for reply in await acks.requests(messages, js._timeout):
+        try:
+            if isinstance(reply, BaseException):
+                raise reply
+            stored.append(_stored(reply).seq)
+        except Exception as error:  # noqa: BLE001 - each message's own outcome, told to its caller
+            stored.append(error)
+    return stored
 
 
 async def _store_one(js: JetStreamContext, subject: str, payload: bytes, headers: dict[str, str] | None) -> Stored:

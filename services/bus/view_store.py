@@ -16,7 +16,7 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.log import encode
 from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
 from zioncheck.services.bus.log_store import WRONG_LAST_SEQUENCE, read_stored
-from zioncheck.services.bus.publish import publish_stored
+from zioncheck.services.bus.publish import publish_stored, store_each
 from zioncheck.services.bus.topology import (
     FEED,
     VIEWS,
@@ -39,15 +39,38 @@ class _Seq(msgspec.Struct):
     seq: int = -1
 
 
-async def write_views(kv: KeyValue, game: str, projection: Projection, revisions: dict[str, int]) -> None:
-    """The public view and every seat's view of the game's projection (`game`, its key); `revisions`
-    caches each key's last."""
+async def write_views(kv: KeyValue, game: str, projection: Projection, revisions: dict[str, int],
+                      feeds: list[tuple[int, list]] = ()) -> int:
+    """The public view and every seat's view of the game's projection (`game`, its key), and the feed
+    batches `feeds` ((seq, events) each, in order): all sent at once, then each waited for. `revisions`
+    caches each key's last. Returns how many feed batches held something public."""
     seq = projection.seq
     public = public_view(projection)   # once: every seat's view holds it
     writes = [(public_view_key(game), encode(public))]
     writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat, public)))
                for seat in range(projection.game.players)]
-    await asyncio.gather(*(put_newer(kv, key, data, seq, revisions) for key, data in writes))
+    unknown = [key for key, _ in writes if key not in revisions]
+    if unknown:   # keys not written here before: their revisions read first, and a newer view left alone
+        newer = {key for key, stored in zip(unknown, await asyncio.gather(*(_remembered(kv, key, revisions)
+                                                                            for key in unknown)), strict=True)
+                 if stored > seq}
+        writes = [(key, data) for key, data in writes if key not in newer]
+    published = [message for seq, events in feeds if (message := _feed_message(game, seq, events))]
+    results = await store_each(kv._js, [
+        *((f"{kv._pre}{key}", data, {"Nats-Expected-Last-Subject-Sequence": str(revisions[key])})
+          for key, data in writes), *published])
+    for (key, data), result in zip(writes, results, strict=False):
+        if isinstance(result, int):
+            revisions[key] = result
+        elif isinstance(result, BadRequestError) and result.err_code == WRONG_LAST_SEQUENCE:
+            revisions.pop(key, None)   # another writer moved it: read it again and compare seqs
+            await put_newer(kv, key, data, seq, revisions)
+        else:
+            raise result
+    for result in results[len(writes):]:
+        if isinstance(result, Exception):
+            raise result
+    return len(published)
 
 
 async def put_newer(kv: KeyValue, key: str, data: bytes, seq: int, revisions: dict[str, int]) -> None:
@@ -68,6 +91,12 @@ async def put_newer(kv: KeyValue, key: str, data: bytes, seq: int, revisions: di
                 raise
             revisions.pop(key, None)  # another writer moved it: read it again and compare seqs
     raise RuntimeError(f"view {key}: gave up after repeated conflicting writes")
+
+
+async def _remembered(kv: KeyValue, key: str, revisions: dict[str, int]) -> int:
+    """The seq of the view stored at `key` (-1 for none), its revision kept in `revisions`."""
+    revisions[key], stored = await _stored(kv, key)
+    return stored
 
 
 async def _stored(kv: KeyValue, key: str) -> tuple[int, int]:
@@ -106,16 +135,21 @@ async def recent_public_views(js: JetStreamContext, limit: int, tenant: str = "*
         window *= 4
 
 
-async def publish_feed(js: JetStreamContext, game: str, seq: int, events, dedupe: bool = True) -> bool:
-    """The public side of log batch `seq`; nothing (False) when the batch holds nothing public. It names
-    the game by the id its tenant gave it, as the views do."""
+def _feed_message(game: str, seq: int, events, dedupe: bool = True) -> tuple[str, bytes, dict | None] | None:
+    """The public side of log batch `seq` as a message to store (subject, payload, headers); None when the
+    batch holds nothing public. It names the game by the id its tenant gave it, as the views do."""
     batch = feed_batch(tenant_of(game)[1], seq, events)
     if batch is None:
+        return None
+    return feed_subject(game), encode(batch), ({"Nats-Msg-Id": f"feed:{game}:{seq}"} if dedupe else None)
+
+
+async def publish_feed(js: JetStreamContext, game: str, seq: int, events, dedupe: bool = True) -> bool:
+    """The public side of log batch `seq`, stored alone; nothing (False) when the batch holds nothing public."""
+    message = _feed_message(game, seq, events, dedupe)
+    if message is None:
         return False
-    headers = {"Nats-Msg-Id": f"feed:{game}:{seq}"} if dedupe else None
-    # Each stored alone: a game's feed batches come together (services/projector), and as atomic batches
-    # they cost the server more than the syncs they saved (docs/scaling.md, group commit).
-    await publish_stored(js, feed_subject(game), encode(batch), headers)
+    await publish_stored(js, *message)
     return True
 
 

@@ -6,13 +6,12 @@ read what this publishes. Everything here is recomputable from the log
 from the log whenever it finds a gap (a restart, a failed message, batches of
 one game delivered out of order), so no batch is ever skipped or folded twice.
 
-Being derived, the views are stored off the synced path (topology.DERIVED: persist mode async, in
-memory when replicated): a
-server killed may come back without the last of them. So whenever the projector finds itself on
-a server it has not yet seen (its own start, the server's restart, another node), it forgets the
-games it holds and goes over every game in the hot log once (`sweep`): folds its log again,
-writes its views, and publishes any feed batch the stream lacks (each under its seq). A view is
-never stepped back meanwhile (view_store.put_newer). The feed stays synced.
+Being derived, the views and the feed are stored off the synced path (topology.DERIVED: persist
+mode async, in memory when replicated): a server killed may come back without the last of them.
+So whenever the projector finds itself on a server it has not yet seen (its own start, the
+server's restart, another node), it forgets the games it holds and goes over every game in the
+hot log once (`sweep`): folds its log again, writes its views, and publishes any feed batch the
+stream lacks (each under its seq). A view is never stepped back meanwhile (view_store.put_newer).
 
 The log comes through a PulledConsumer (services/bus/consumers.py) a partition: each game's batches
 that came while its last were worked, or within 20 ms of the first, are handed over together, folded
@@ -38,7 +37,7 @@ from zioncheck.services.bus.access import server_id
 from zioncheck.services.bus.consumers import drop, settle_drained
 from zioncheck.services.bus.log_store import due_at, read_stored, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
-from zioncheck.services.bus.view_store import last_feed_seq, publish_feed, write_views
+from zioncheck.services.bus.view_store import last_feed_seq, write_views
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
 
 log = structlog.get_logger("projector")
@@ -146,12 +145,12 @@ class ProjectorService:
         return done
 
     async def _publish(self, game: str, projected: ProjectedGame, feeds: list[tuple[int, list]]) -> None:
-        """The feed batches folded (sent in order, each stored alone) and one write of the game's views."""
+        """One write of the game's views and the feed batches folded (each stored alone, in order), all sent
+        at once, then each waited for."""
         self.kv = self.kv or await self.js.key_value(VIEWS)
-        published = await asyncio.gather(write_views(self.kv, game, projected.projection, projected.revisions),
-                                         *(publish_feed(self.js, game, seq, events) for seq, events in feeds))
+        published = await write_views(self.kv, game, projected.projection, projected.revisions, feeds)
         VIEWS_WRITTEN.inc()
-        FEED_PUBLISHED.inc(sum(published[1:]))
+        FEED_PUBLISHED.inc(published)
 
     def _lock(self, game: str) -> asyncio.Lock:
         """The game's lock (a drain or a sweep at a time), kept while anyone holds it."""

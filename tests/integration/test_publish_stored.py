@@ -10,10 +10,12 @@ from nats.js.errors import BadRequestError, NoStreamResponseError
 from over_nats import new_game
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import StartGame
-from zioncheck.services.bus.publish import publish_grouped, publish_stored
+from zioncheck.services.bus.publish import publish_grouped, publish_stored, store_each
 from zioncheck.services.bus.topology import ensure_topology, layout
 
 pytestmark = pytest.mark.integration
+
+GUARD = "Nats-Expected-Last-Subject-Sequence"
 
 
 async def test_many_publishes_at_once_each_get_their_own_sequence(nats_server, client):
@@ -37,6 +39,22 @@ async def test_a_refused_expectation_is_the_streams_error_and_no_stream_is_said(
         await publish_stored(client.js, "nobody.stores.this", b"{}")
 
 
+async def test_messages_stored_together_each_get_their_own_outcome_in_order(nats_server, client):
+    await ensure_topology(client.js)
+    where, game = await layout(client.js), new_game()
+    subject = where.log_subject(game, "move")
+    first = await publish_stored(client.js, subject, b"{}")
+    outcomes = await store_each(client.js, [(subject, b"{}", {GUARD: str(first)}),
+                                            (subject, b"{}", {GUARD: str(first)}),   # the first moved it on
+                                            ("nobody.stores.this", b"{}", None),
+                                            (subject, b"{}", None)])
+    assert isinstance(outcomes[0], int) and outcomes[0] > first
+    assert isinstance(outcomes[1], BadRequestError) and outcomes[1].err_code == 10071
+    assert isinstance(outcomes[2], NoStreamResponseError)
+    assert isinstance(outcomes[3], int) and outcomes[3] > outcomes[0]
+    assert await store_each(client.js, []) == []
+
+
 async def test_no_answer_in_time_is_a_timeout_and_later_publishes_still_work(nats_server, client):
     await ensure_topology(client.js)
     silent = await client.nc.subscribe("zc.silent.here")   # a listener that never answers: no 503 either
@@ -47,8 +65,6 @@ async def test_no_answer_in_time_is_a_timeout_and_later_publishes_still_work(nat
     where, game = await layout(client.js), new_game()
     assert await publish_stored(quick, where.log_subject(game, "move"), b"{}") > 0
 
-
-GUARD = "Nats-Expected-Last-Subject-Sequence"
 
 
 def games_of_one_stream(where, count: int) -> list[str]:
