@@ -242,7 +242,7 @@ async def feed(request: Request) -> Response:
     """A page of the game's feed, from the start or from where the last page ended."""
     start = whole_number(request, "from") or 0
     if start >= 2**63:
-        raise HTTPProblem(400, "bad_parameter", "from is a place in the feed: 0, or the `next` of the last page")
+        raise HTTPProblem(400, "bad_parameter", "from is a batch's seq: 0, or the `next` of the last page")
     return json_response(await request.app.state.gateway.reads.feed(request.path_params["game"], start))
 
 

@@ -16,10 +16,10 @@ from nats.js.kv import KeyValue
 
 from zioncheck.application.archive import Damaged, batches_of, unpack
 from zioncheck.contracts.events import HandDealt
-from zioncheck.contracts.feed import decode_feed_batch
+from zioncheck.contracts.feed import FeedBatch, decode_feed_batch
 from zioncheck.contracts.log import Batch, entries_of, write_jsonl
 from zioncheck.domain.views import Projection, advance, feed_batch, public_view
-from zioncheck.services.bus.log_store import last_message, read_batches, read_some
+from zioncheck.services.bus.log_store import DIRECT_BATCH, last_message, read_batches, read_some
 from zioncheck.services.bus.topology import (
     DEFAULT_TENANT,
     FEED,
@@ -154,15 +154,24 @@ class Reads:
         return [_summary(msg) for msg in found if tenant_of(game_of(msg.subject))[0] in self.tenants][:limit]
 
     async def feed(self, game: str, after: int = 0, most: int = FEED_PAGE) -> FeedPage:
-        """Up to `most` of the game's feed batches, oldest first, stored after `after` (a place in the feed's
-        stream: 0, or a page's `next`), read in one batched direct get; GameNotFound for no game."""
+        """Up to `most` of the game's feed batches whose seq is past `after` (0, or a page's `next`), oldest
+        first, each seq once; GameNotFound for no game. The feed is read from its start in batched direct
+        gets: it is derived, and a batch the projector wrote again after a server's restart may stand at
+        another place in its stream than where a page found it, so a page goes by seq, never by place."""
         await self.require(game)
-        found, last = await read_some(self.js, FEED, feed_subject(game), after, most)
-        batches = []
-        for _, data in found:
-            with contextlib.suppress(msgspec.DecodeError):   # the projector wrote it: never expected
-                batches.append(decode_feed_batch(data))
-        return FeedPage(game_id=game, batches=batches, next=last, more=len(found) >= most)
+        batches: list[FeedBatch] = []
+        place, seq = 0, after
+        while len(batches) < most:
+            found, place = await read_some(self.js, FEED, feed_subject(game), place, DIRECT_BATCH)
+            for _, data in found:
+                with contextlib.suppress(msgspec.DecodeError):   # the projector wrote it: never expected
+                    batch = decode_feed_batch(data)
+                    if batch.seq > seq and len(batches) < most:
+                        batches.append(batch)
+                        seq = batch.seq
+            if len(found) < DIRECT_BATCH:
+                break
+        return FeedPage(game_id=game, batches=batches, next=seq, more=len(batches) >= most)
 
     async def finished_log(self, game: str) -> bytes:
         """A finished game's log as JSON lines; InPlay while it is in play."""

@@ -161,8 +161,8 @@ class FeedPage(msgspec.Struct, frozen=True, kw_only=True):
     """GET /games/{id}/feed?from=N: a game's feed batches, oldest first, from where the last page ended.
 
     A page has at most 250 batches; `more` says another page may follow, asked for with `from=next`.
-    `next` is a place in the feed's stream, to be passed back as it is. A batch's `seq` is its log
-    batch's number; a page that follows a rebuilt feed may repeat a seq already seen: drop it.
+    A batch's `seq` is its log batch's number; a page holds only batches whose seq is past `from`, each
+    seq once, and `next` is the seq of its last batch (`from` itself when it has none).
     """
     game_id: str
     batches: list[FeedBatch]

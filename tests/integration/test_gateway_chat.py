@@ -20,7 +20,7 @@ from test_gateway_limits import refused, retry_after
 from test_gateway_ws import frames, ws_url
 from zioncheck.contracts.log import encode
 from zioncheck.services.bus.log_store import read_batches
-from zioncheck.services.bus.topology import chat_subject
+from zioncheck.services.bus.topology import chat_subject, feed_subject
 from zioncheck.services.gateway import tokens
 from zioncheck.services.gateway.wire import ChatUpdate, FeedUpdate, PublicMessage, PublicUpdate
 
@@ -110,7 +110,8 @@ async def test_a_games_feed_is_read_a_page_at_a_time_from_its_first_batch(gatewa
                        (seat0, {"type": "draw_stock"}), (seat0, {"type": "discard", "card": "6S"})]:
         answer = (await http.post(f"/games/{game}/commands", json=move, headers=bearer(seat))).json()
         assert answer["accepted"], answer
-    stored = [msgspec.json.decode(data)["seq"] for data in await stored_feed(client, game)]
+    written = await stored_feed(client, game)
+    stored = [msgspec.json.decode(data)["seq"] for data in written]
     first = await eventually(lambda: http.get(f"/games/{game}/feed"), lambda r: len(r.json()["batches"]) == 6)
     page = first.json()
     assert [b["seq"] for b in page["batches"]] == stored == [1, 2, 3, 4, 5, 6] and page["more"] is False
@@ -121,6 +122,11 @@ async def test_a_games_feed_is_read_a_page_at_a_time_from_its_first_batch(gatewa
     rest = await gateway.gateway.reads.feed(game, small.next, most=4)
     assert [b.seq for b in small.batches] == [1, 2, 3, 4] and small.more
     assert [b.seq for b in rest.batches] == [5, 6] and not rest.more
+    assert small.next == 4   # the seq of a page's last batch
+    # The feed written again after a server's restart repeats batches at later places: a page has each seq once.
+    await client.js.publish(feed_subject(game), written[2])
+    again = await gateway.gateway.reads.feed(game, 2)
+    assert [b.seq for b in again.batches] == [3, 4, 5, 6] and again.next == 6
     refused(await http.get(f"/games/{game}/feed?from=x"), 400, "bad_parameter")
     refused(await http.get(f"/games/{game}/feed?from={2**64}"), 400, "bad_parameter")
     refused(await http.get("/games/no-such-game/feed"), 404, "no_such_game")
