@@ -55,7 +55,7 @@ async def write_views(kv: KeyValue, game: str, projection: Projection, revisions
                                                                             for key in unknown)), strict=True)
                  if stored > seq}
         writes = [(key, data) for key, data in writes if key not in newer]
-    published = [message for seq, events in feeds if (message := _feed_message(game, seq, events))]
+    published = [message for n, events in feeds if (message := _feed_message(game, n, events))]
     results = await store_each(kv._js, [
         *((f"{kv._pre}{key}", data, {"Nats-Expected-Last-Subject-Sequence": str(revisions[key])})
           for key, data in writes), *published])
