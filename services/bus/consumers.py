@@ -166,6 +166,64 @@ async def create_pinned_consumer(nc: Client, stream: str, durable: str, subject:
     return await create_consumer(nc, stream, pinned_consumer_config(durable, subject) | more)
 
 
+class Pulls:
+    """The pull requests one consumer has outstanding from this connection, made raw (nats-py has no API
+    for what they carry) and answered on subjects of the connection's own inbox. A delivery does not say
+    which pull it answers: it is counted against the oldest. A pull past its expiry with no answer (lost
+    with a reconnect) is forgotten, so that it is made again."""
+
+    def __init__(self, nc: Client, stream: str, durable: str):
+        self.nc, self.api = nc, f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{durable}"
+        self.inbox = nc.new_inbox()
+        self.count = 0
+        self.open: dict[str, list] = {}    # reply subject -> [messages it may still bring, when it expires]
+
+    def __len__(self) -> int:
+        return len(self.open)
+
+    def asked(self) -> int:
+        """The messages the pulls outstanding may still bring."""
+        return sum(pull[0] for pull in self.open.values())
+
+    async def listen(self, on_message: Callable[[Msg], Awaitable[None]]):
+        """The subscription every pull's answers come on."""
+        return await self.nc.subscribe(f"{self.inbox}.*", cb=on_message, pending_msgs_limit=-1,
+                                       pending_bytes_limit=-1)
+
+    async def ask(self, batch: int, **request) -> None:
+        """One pull of up to `batch` messages; `request`, the pull request's other fields."""
+        self.count += 1
+        reply = f"{self.inbox}.{self.count}"
+        self.open[reply] = [batch, time.monotonic() + PULL_SECONDS]
+        await self.nc.publish(self.api, json.dumps({"batch": batch, "expires": int(PULL_SECONDS * NANOS),
+                                                    **request}).encode(), reply=reply)
+
+    def took(self, msg: Msg) -> bool:
+        """Whether `msg` is a delivery (counted against the oldest pull), not a status that ends its pull:
+        expired (408), the pin lost (423), the consumer gone (409), ..."""
+        if (msg.headers or {}).get("Status") or not msg.reply:
+            self.open.pop(msg.subject, None)
+            return False
+        reply = next(iter(self.open), None)
+        if reply is not None:
+            self.open[reply][0] -= 1
+            if self.open[reply][0] <= 0:
+                del self.open[reply]
+        return True
+
+    def forget_lost(self) -> bool:
+        """Forget the pulls past their expiry with no answer; whether there were any."""
+        now = time.monotonic()
+        lost = [reply for reply, (_, expires) in self.open.items() if expires + 1.0 < now]
+        for reply in lost:
+            del self.open[reply]
+        return bool(lost)
+
+    def clear(self) -> None:
+        """Forget every pull: the server that held them is gone, or the consumer is given away."""
+        self.open.clear()
+
+
 class Partition:
     """One partition's commands as this instance sees them: pulls outstanding on its consumer, the pin
     the server gave this instance (None while another instance holds it), and its game queues."""
@@ -175,9 +233,7 @@ class Partition:
         self.nc, self.stream, self.subject, self.durable, self.queues = nc, stream, subject, durable, queues
         self.index, self.partitions = index, partitions
         self.pin: str | None = None
-        self.pulls: dict[str, list] = {}    # reply subject -> [messages it may still bring, when it expires]
-        self.inbox = nc.new_inbox()
-        self.count = 0
+        self.pulls = Pulls(nc, stream, durable)
         self.resting_until = 0.0            # given away: no pulls until then, so the pin goes elsewhere
         self.sub = None
 
@@ -188,8 +244,7 @@ class Partition:
             error = await create_pinned_consumer(self.nc, self.stream, self.durable, self.subject)
             if error and error.get("err_code") != CONSUMER_EXISTS:  # made meanwhile by another
                 raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
-        self.sub = await self.nc.subscribe(f"{self.inbox}.*", cb=self._on_message, pending_msgs_limit=-1,
-                                           pending_bytes_limit=-1)
+        self.sub = await self.pulls.listen(self._on_message)
         await self.refill()
 
     def held(self) -> bool:
@@ -200,21 +255,12 @@ class Partition:
             return
         wanted = PULLS_PINNED if self.pin else 1   # a standby keeps one pull waiting for the pin
         while len(self.pulls) < wanted:
-            self.count += 1
-            reply = f"{self.inbox}.{self.count}"
-            request = {"batch": PULL_BATCH, "expires": int(PULL_SECONDS * NANOS), "group": GROUP}
-            if self.pin:
-                request["id"] = self.pin
-            self.pulls[reply] = [PULL_BATCH, time.monotonic() + PULL_SECONDS]
-            await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{self.stream}.{self.durable}",
-                                  json.dumps(request).encode(), reply=reply)
+            await self.pulls.ask(PULL_BATCH, group=GROUP, **({"id": self.pin} if self.pin else {}))
 
     async def _on_message(self, msg: Msg) -> None:
         headers = msg.headers or {}
-        status = headers.get("Status")
-        if status or not msg.reply:
-            self.pulls.pop(msg.subject, None)   # the pull is over: expired (408), pin lost (423), ...
-            if status == "423":
+        if not self.pulls.took(msg):   # the pull is over
+            if headers.get("Status") == "423":   # the pin lost
                 self.pin = None
             await self.refill()
             return
@@ -223,11 +269,6 @@ class Partition:
             if self.pin is None:
                 log.info("partition_pinned", stream=self.stream)
             self.pin = pin
-        reply = next(iter(self.pulls), None)  # deliveries answer the oldest pull first
-        if reply is not None:
-            self.pulls[reply][0] -= 1
-            if self.pulls[reply][0] <= 0:
-                del self.pulls[reply]
         game = game_of(msg.subject)
         if not valid_game_key(game) or origin_of(msg.subject) not in ORIGINS:
             await drop(msg, "command", "the subject names no valid game and origin")
@@ -241,9 +282,7 @@ class Partition:
 
     async def forget_lost_pulls(self) -> None:
         """Pulls past their expiry with no answer (lost with a reconnect): forgotten, and pulled again."""
-        now = time.monotonic()
-        for reply in [r for r, (_, expires) in self.pulls.items() if expires + 1.0 < now]:
-            del self.pulls[reply]
+        self.pulls.forget_lost()
         await self.refill()
 
     async def give_away(self) -> None:
@@ -384,10 +423,8 @@ class PulledConsumer:
         self.nc, self.stream, self.subject, self.durable = nc, stream, subject, durable
         self.in_hand, self.max_deliver = in_hand, max_deliver
         self.batches = GameBatches(drain, self._done, linger)
-        self.pulls: dict[str, list] = {}    # reply subject -> [messages it may still bring, when it expires]
+        self.pulls = Pulls(nc, stream, durable)
         self.held = 0                       # delivered and not yet settled
-        self.inbox = nc.new_inbox()
-        self.count = 0
         self.sub = None
         self.ticker: asyncio.Task | None = None
         self.refilling: asyncio.Task | None = None
@@ -395,8 +432,7 @@ class PulledConsumer:
 
     async def start(self) -> None:
         await self._ensure()
-        self.sub = await self.nc.subscribe(f"{self.inbox}.*", cb=self._on_message, pending_msgs_limit=-1,
-                                           pending_bytes_limit=-1)
+        self.sub = await self.pulls.listen(self._on_message)
         self.ticker = asyncio.create_task(self._tick())
         await self.refill()
 
@@ -413,26 +449,15 @@ class PulledConsumer:
         (or nothing is asked for)."""
         if self.sub is None:
             return
-        room = self.in_hand - self.held - sum(pull[0] for pull in self.pulls.values())
-        if room <= 0 or (self.pulls and room < self.in_hand // 4):
+        room = self.in_hand - self.held - self.pulls.asked()
+        if room <= 0 or (len(self.pulls) and room < self.in_hand // 4):
             return
-        self.count += 1
-        reply = f"{self.inbox}.{self.count}"
-        self.pulls[reply] = [room, time.monotonic() + PULL_SECONDS]
-        await self.nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.{self.stream}.{self.durable}",
-                              json.dumps({"batch": room, "expires": int(PULL_SECONDS * NANOS)}).encode(),
-                              reply=reply)
+        await self.pulls.ask(room)
 
     async def _on_message(self, msg: Msg) -> None:
-        if (msg.headers or {}).get("Status") or not msg.reply:
-            self.pulls.pop(msg.subject, None)   # the pull is over: expired (408), the consumer gone (409), ...
+        if not self.pulls.took(msg):   # the pull is over
             await self.refill()
             return
-        reply = next(iter(self.pulls), None)   # a delivery does not say which pull it answers: the oldest first
-        if reply is not None:
-            self.pulls[reply][0] -= 1
-            if self.pulls[reply][0] <= 0:
-                del self.pulls[reply]
         self.held += 1
         self.batches.take(msg)
 
@@ -454,12 +479,8 @@ class PulledConsumer:
         when it is gone (an operator's delete, a store made again)."""
         while True:
             await asyncio.sleep(PULL_SECONDS)
-            now = time.monotonic()
-            lost = [reply for reply, (_, expires) in self.pulls.items() if expires + 1.0 < now]
             try:
-                if lost:
-                    for reply in lost:
-                        del self.pulls[reply]
+                if self.pulls.forget_lost():
                     await self._ensure()
                 await self.refill()
             except Exception as error:  # noqa: BLE001 - the next tick tries again (a reconnect, say)
