@@ -42,11 +42,12 @@ def serve(server: NatsServer) -> subprocess.Popen:
                              "--log-level", "error"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-async def start_bot_game(server: NatsServer, game: str) -> None:
+async def start_bot_game(server: NatsServer, game: str, first_hand: int = 6) -> None:
     platform = await GameClient.connect(server.access, "platform")
     try:
-        await platform.send(game, StartGame(game_id=game, players=SEATS, first_hand=6, seats=["greedy"] * SEATS,
-                                            limits=Limits(bot_seconds=0.05)), msg_id=f"start-{game}", patience=30)
+        await platform.send(game, StartGame(game_id=game, players=SEATS, first_hand=first_hand,
+                                            seats=["greedy"] * SEATS, limits=Limits(bot_seconds=0.05)),
+                            msg_id=f"start-{game}", patience=30)
     finally:
         await platform.close()
 
@@ -158,7 +159,7 @@ async def test_killed_mid_game_with_every_service_the_views_come_back_right_and_
     house, game = House(tmp_path), "crash-1"
     try:
         await house.start()
-        await start_bot_game(house.server, game)
+        await start_bot_game(house.server, game, first_hand=5)   # two hands: a game in play to kill
         reader = FeedReader(game)
 
         async def half_way() -> bool:
