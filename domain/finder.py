@@ -190,20 +190,32 @@ def _least_contract(hand: tuple[str, ...], contract: Contract) -> tuple[tuple[st
 
 def _windows(naturals: Mapping[str, int], jokers: int, two: bool) -> list[_Window]:
     """Every run's place of four values (and of five, when the contract asks for two runs) that calls
-    for a card of the hand and whose other cards `jokers` can stand for; fewest missing first."""
+    for a card of the hand and whose other cards `jokers` can stand for; fewest missing first. The
+    values a suit's naturals stand at are one bit each (an ace at 1 and 14), so a place's missing cards
+    are its length less the bits it shares with them."""
+    held = dict.fromkeys(SUITS, 0)
+    for card in naturals:
+        held[card[-1]] |= _VALUE_BITS[card]
     found = []
-    for suit_, low, length, cards in _PLACES if two else _PLACES_OF_FOUR:
-        missing = sum(not naturals.get(card, 0) for card in cards)
+    for suit_, low, length, cards, bits in _PLACES if two else _PLACES_OF_FOUR:
+        missing = length - (held[suit_] & bits).bit_count()
         if missing < length and missing <= jokers:
             found.append(_Window(suit_, low, length, cards, missing))
     found.sort(key=lambda window: window.missing)
     return found
 
 
-# Every run's place of four and of five values (R5): suit, low value, length and the cards called for.
-_PLACES = tuple((suit_, low, length, tuple(card_at(value, suit_) for value in range(low, low + length)))
+# Every run's place of four and of five values (R5): suit, low value, length, the cards called for and
+# their values as bits.
+_PLACES = tuple((suit_, low, length, tuple(card_at(value, suit_) for value in range(low, low + length)),
+                 sum(1 << value for value in range(low, low + length)))
                 for suit_ in SUITS for length in (4, 5) for low in range(1, 16 - length))
 _PLACES_OF_FOUR = tuple(place for place in _PLACES if place[2] == 4)
+# Each natural card's run values (1..14) as bits: an ace stands at 1 and at 14.
+_VALUE_BITS: dict[str, int] = {}
+for _suit in SUITS:
+    for _value in range(1, 15):
+        _VALUE_BITS[card_at(_value, _suit)] = _VALUE_BITS.get(card_at(_value, _suit), 0) | 1 << _value
 
 
 def _may_pair(chosen: Sequence[_Window]) -> bool:
