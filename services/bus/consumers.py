@@ -94,20 +94,20 @@ async def settle(raw: Msg, work: Awaitable[None], what: str, max_deliver: int = 
         await drop(raw, what, f"undecodable: {error}")
         return
     except Exception as error:  # noqa: BLE001 - the consumer must outlive any one message
-        if not 0 < max_deliver <= raw.metadata.num_delivered:
+        if not await failed(raw, what, error, max_deliver):
             log.error("handler_failed", what=what, subject=raw.subject, error=repr(error))
-        await failed(raw, what, error, max_deliver)
         return
     await raw.ack()
 
 
-async def failed(raw: Msg, what: str, error: Exception, max_deliver: int = MAX_DELIVER) -> None:
+async def failed(raw: Msg, what: str, error: Exception, max_deliver: int = MAX_DELIVER) -> bool:
     """A message whose handling failed: given up once delivered `max_deliver` times (-1: never), else
-    delivered again in a second."""
+    delivered again in a second. Whether it was given up."""
     if 0 < max_deliver <= raw.metadata.num_delivered:
         await drop(raw, what, f"failed {max_deliver} times, last: {error!r}")
-    else:
-        await raw.nak(delay=1)
+        return True
+    await raw.nak(delay=1)
+    return False
 
 
 async def drop(raw: Msg, what: str, reason: str) -> None:
