@@ -49,12 +49,10 @@ async def write_views(kv: KeyValue, game: str, projection: Projection, revisions
     writes = [(public_view_key(game), encode(public))]
     writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat, public)))
                for seat in range(projection.game.players)]
-    unknown = [key for key, _ in writes if key not in revisions]
-    if unknown:   # keys not written here before: their revisions read first, and a newer view left alone
-        newer = {key for key, stored in zip(unknown, await asyncio.gather(*(_remembered(kv, key, revisions)
-                                                                            for key in unknown)), strict=True)
-                 if stored > seq}
-        writes = [(key, data) for key, data in writes if key not in newer]
+    first = [(key, data) for key, data in writes if key not in revisions]
+    writes = [(key, data) for key, data in writes if key in revisions]
+    # Keys not written here before: read first, and a newer view left alone, as put_newer does.
+    await asyncio.gather(*(put_newer(kv, key, data, seq, revisions) for key, data in first))
     published = [message for n, events in feeds if (message := _feed_message(game, n, events))]
     results = await store_each(kv._js, [
         *((f"{kv._pre}{key}", data, {"Nats-Expected-Last-Subject-Sequence": str(revisions[key])})
@@ -91,12 +89,6 @@ async def put_newer(kv: KeyValue, key: str, data: bytes, seq: int, revisions: di
                 raise
             revisions.pop(key, None)  # another writer moved it: read it again and compare seqs
     raise RuntimeError(f"view {key}: gave up after repeated conflicting writes")
-
-
-async def _remembered(kv: KeyValue, key: str, revisions: dict[str, int]) -> int:
-    """The seq of the view stored at `key` (-1 for none), its revision kept in `revisions`."""
-    revisions[key], stored = await _stored(kv, key)
-    return stored
 
 
 async def _stored(kv: KeyValue, key: str) -> tuple[int, int]:
