@@ -54,10 +54,8 @@ from zioncheck.services.bus.topology import (
     FEED,
     LOG,
     STANDINGS,
-    VIEWS,
-    bucket_configs,
-    bucket_stream_config,
     commands_stream,
+    derived_stream_config,
     ensure_topology,
     kv_stream,
     kv_subject,
@@ -252,10 +250,8 @@ async def derived_off_the_synced_path(js: JetStreamContext,
             continue
         if off_the_synced_path(current):
             continue
-        replicas = current.num_replicas or 1
         await js.delete_stream(name)
-        await js.add_stream(config=next(c for c in stream_configs(replicas) if c.name == FEED) if name == FEED
-                            else bucket_stream_config(bucket_configs()[VIEWS], replicas))
+        await js.add_stream(config=derived_stream_config(name, current.num_replicas or 1))
         say(f"{name}: made again off the synced path")
         done.append(name)
     return done

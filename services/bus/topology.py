@@ -545,6 +545,13 @@ def derived_store(replicas: int) -> dict:
             "persist_mode": PersistMode.ASYNC if replicas == 1 else None}
 
 
+def derived_stream_config(name: str, replicas: int) -> StreamConfig:
+    """How the stream `name` of DERIVED is made with `replicas`: off the synced path."""
+    if name == FEED:
+        return next(config for config in stream_configs(replicas) if config.name == FEED)
+    return bucket_stream_config(bucket_configs()[VIEWS], replicas)
+
+
 def off_the_synced_path(config: StreamConfig) -> bool:
     """Whether a stream as made is stored without a sync a write (a derived one, as it should be)."""
     return config.persist_mode == PersistMode.ASYNC or config.storage == StorageType.MEMORY
@@ -603,8 +610,7 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
             # stored apart from the synced path one way alone and another replicated: made again, empty
             changes.append(f"{name}: made again with {replicas} replica(s); the projector writes it again")
             await js.delete_stream(name)
-            await js.add_stream(config=bucket_stream_config(config, replicas) if isinstance(config, KeyValueConfig)
-                                else config)
+            await js.add_stream(config=derived_stream_config(name, replicas))
             continue
         if replicas is not None and current.num_replicas != replicas:
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
