@@ -212,10 +212,8 @@ _PLACES = tuple((suit_, low, length, tuple(card_at(value, suit_) for value in ra
                 for suit_ in SUITS for length in (4, 5) for low in range(1, 16 - length))
 _PLACES_OF_FOUR = tuple(place for place in _PLACES if place[2] == 4)
 # Each natural card's run values (1..14) as bits: an ace stands at 1 and at 14.
-_VALUE_BITS: dict[str, int] = {}
-for _suit in SUITS:
-    for _value in range(1, 15):
-        _VALUE_BITS[card_at(_value, _suit)] = _VALUE_BITS.get(card_at(_value, _suit), 0) | 1 << _value
+_VALUE_BITS = {card_at(value, suit_): 1 << value | (1 << 14 if value == 1 else 0)
+               for suit_ in SUITS for value in range(1, 14)}
 
 
 def _may_pair(chosen: Sequence[_Window]) -> bool:

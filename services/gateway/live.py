@@ -227,9 +227,10 @@ class Hubs:
         when_reconnected(js._nc, self._reconnected)
 
     async def _reconnected(self) -> None:
-        if server_id(self.js._nc) == self.server:
+        server = server_id(self.js._nc)
+        if server == self.server:
             return
-        self.server = server_id(self.js._nc)
+        self.server = server
         for hub in list(self.hubs.values()):
             try:
                 await hub.read_again(self.js, self.kv)
