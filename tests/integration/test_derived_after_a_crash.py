@@ -42,11 +42,11 @@ def serve(server: NatsServer) -> subprocess.Popen:
                              "--log-level", "error"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-async def start_bot_game(server: NatsServer, game: str, first_hand: int = 6) -> None:
+async def start_bot_game(server: NatsServer, game: str, first_hand: int = 6, bot_seconds: float = 0.05) -> None:
     platform = await GameClient.connect(server.access, "platform")
     try:
         await platform.send(game, StartGame(game_id=game, players=SEATS, first_hand=first_hand,
-                                            seats=["greedy"] * SEATS, limits=Limits(bot_seconds=0.05)),
+                                            seats=["greedy"] * SEATS, limits=Limits(bot_seconds=bot_seconds)),
                             msg_id=f"start-{game}", patience=30)
     finally:
         await platform.close()
@@ -220,15 +220,15 @@ async def test_a_spectator_gets_every_feed_batch_once_after_the_server_lost_the_
         for _ in range(60):
             await js.publish(feed_subject("gone-1"), b"{}")
         await js.purge_stream(FEED, subject=feed_subject("gone-1"))
-        platform = await GameClient.connect(house.server.access, "platform")
-        await platform.send(game, StartGame(game_id=game, players=SEATS, first_hand=5, seats=["greedy"] * SEATS,
-                                            limits=Limits(bot_seconds=0.2)), msg_id=f"start-{game}", patience=30)
-        await platform.close()
+        await start_bot_game(house.server, game, first_hand=5, bot_seconds=0.2)
         gateway = await GameClient.connect(house.server.access, "gateway")
         hubs = Hubs(gateway.js, await gateway.js.key_value(VIEWS))
         spectator = Spectator(backlog=100_000)
         hub = await hubs.join(game, spectator)
-        await until(lambda: asyncio.sleep(0, len(hub.feed) >= 10), 60, "the game never moved")
+
+        async def moved() -> bool:
+            return len(hub.feed) >= 10
+        await until(moved, 60, "the game never moved")
 
         # The whole feed lost with the server: the projector writes it again from the log, at places below
         # those the gateway has read.
