@@ -7,6 +7,7 @@ import msgspec
 
 from zioncheck.contracts.commands import PERSON, Limits
 from zioncheck.contracts.events import MeldKind
+from zioncheck.contracts.views import TableMeld
 from zioncheck.domain.hands import Contract
 from zioncheck.domain.melds import run_suit, set_rank
 from zioncheck.domain.presets import ZIONCHECK, Ruleset
@@ -17,7 +18,7 @@ T = TypeVar("T")
 class PlacedMeld(msgspec.Struct, frozen=True, dict=True):
     """A meld on the table. `low` is a run's first value (R5); 0 for a set.
 
-    `dict=True` only makes room for the cached `suit` and `rank`, which are not
+    `dict=True` only makes room for the cached `suit`, `rank` and `shown`, which are not
     fields: they are never encoded or compared.
     """
     owner: int
@@ -38,6 +39,11 @@ class PlacedMeld(msgspec.Struct, frozen=True, dict=True):
     def rank(self) -> str | None:
         """A set's rank (R4); None for a run."""
         return set_rank(self.cards) if self.kind == "set" else None
+
+    @cached_property
+    def shown(self) -> TableMeld:
+        """The meld as the views show it: made once, as a meld stays on the table through many views."""
+        return TableMeld(owner=self.owner, index=self.index, kind=self.kind, cards=list(self.cards))
 
 
 class GameState(msgspec.Struct, frozen=True, gc=False):

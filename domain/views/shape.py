@@ -2,7 +2,7 @@
 from typing import Literal
 
 from zioncheck.contracts.commands import AbandonGame, EndPause, ReleaseWindow, TurnTimeout
-from zioncheck.contracts.views import Contract, PublicView, SeatView, TableMeld
+from zioncheck.contracts.views import Contract, PublicView, SeatView
 from zioncheck.domain.claims import held
 from zioncheck.domain.hands import describe
 from zioncheck.domain.legal import legal_moves
@@ -25,7 +25,7 @@ def public_view(projection: Projection) -> PublicView:
         hand=g.hand if dealt else 0, contract=_contract(g.rules, g.hand) if dealt else None, dealer=g.dealer,
         hand_over=g.hand_over, turn=g.turn if in_play else None, drawn=in_play and g.drawn,
         hand_sizes=[len(h) for h in g.hands] or [0] * g.players,
-        table=[TableMeld(owner=m.owner, index=m.index, kind=m.kind, cards=list(m.cards)) for m in g.table],
+        table=[m.shown for m in g.table],
         discard=list(g.discard), stock=len(g.stock), down=list(g.down) or [False] * g.players,
         discarder=g.top_discarder, window_open=in_play and g.window_open,
         claims=list(g.claims) if in_play and g.window_open else [], last_claims=projection.last_claims,

@@ -6,6 +6,7 @@ instances, can never step a view back. Feed messages carry a Msg-Id, so a batch
 published twice within the stream's duplicate window is stored once.
 """
 import asyncio
+from typing import cast
 
 import msgspec
 from nats.js import JetStreamContext
@@ -14,6 +15,7 @@ from nats.js.errors import BadRequestError, KeyDeletedError, KeyNotFoundError, N
 from nats.js.kv import KeyValue
 
 from zioncheck.contracts.log import encode
+from zioncheck.contracts.views import PublicView
 from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
 from zioncheck.services.bus.log_store import WRONG_LAST_SEQUENCE, read_stored
 from zioncheck.services.bus.publish import publish_stored, store_each
@@ -45,9 +47,11 @@ async def write_views(kv: KeyValue, game: str, projection: Projection, revisions
     batches `feeds` ((seq, events) each, in order): all sent at once, then each waited for. `revisions`
     caches each key's last. Returns how many feed batches held something public."""
     seq = projection.seq
-    public = public_view(projection)   # once: every seat's view holds it
-    writes = [(public_view_key(game), encode(public))]
-    writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat, public)))
+    public = encode(public_view(projection))
+    # Every seat's view holds the public one: encoded once, and put into each as those bytes (msgspec.Raw).
+    spliced = cast(PublicView, msgspec.Raw(public))
+    writes = [(public_view_key(game), public)]
+    writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat, spliced)))
                for seat in range(projection.game.players)]
     first = [(key, data) for key, data in writes if key not in revisions]
     writes = [(key, data) for key, data in writes if key in revisions]

@@ -7,7 +7,7 @@ from over_nats import stacked_game, stored_feed
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import Discard, DrawStock
 from zioncheck.contracts.feed import decode_feed_batch
-from zioncheck.contracts.log import Batch
+from zioncheck.contracts.log import Batch, encode
 from zioncheck.contracts.views import decode_public_view, decode_seat_view
 from zioncheck.domain.views import feed_batch, project, public_view, seat_view
 from zioncheck.services.bus.log_store import read_stamped
@@ -54,8 +54,10 @@ async def assert_views_are_the_logs(client, follower) -> None:
     kv = await client.js.key_value(VIEWS)
     assert await projected(client, follower.game, projection.seq) == public_view(projection)
     for seat in range(len(HANDS)):
-        stored = decode_seat_view((await kv.get(seat_view_key(follower.game, seat))).value)
+        data = (await kv.get(seat_view_key(follower.game, seat))).value
+        stored = decode_seat_view(data)
         assert stored == seat_view(projection, seat)
+        assert data == encode(stored), "the public view put in as bytes encodes as the view itself would"
         assert sorted(stored.cards) == sorted(follower.state.hands[seat])
     feed = [decode_feed_batch(d).seq for d in await stored_feed(client, follower.game)]
     public = [n for n, batch in enumerate(follower.batches, 1) if feed_batch(follower.game, n, batch.events)]
