@@ -38,6 +38,7 @@ from zioncheck.services.bus.consumers import (
     subscriber,
 )
 from zioncheck.services.bus.game_queues import GameQueues
+from zioncheck.services.bus.publish import write_together
 from zioncheck.services.bus.topology import (
     REMOVALS,
     REMOVE_SUBJECTS,
@@ -246,6 +247,7 @@ class Services:
                       for takes in spec.takes]
             await broker.connect()
             connection = broker.config.connection_state
+            write_together(connection.connection)
             built.append(spec.build(connection.connection, connection.stream, *([settings] * spec.configured)))
             await broker.start()
             self.brokers.append(broker)

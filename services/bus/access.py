@@ -62,6 +62,7 @@ from nats.aio.client import Client
 
 from zioncheck.application.archive import new_signing_key, public_key_of
 from zioncheck.services.bus import headers
+from zioncheck.services.bus.publish import write_together
 from zioncheck.services.bus.topology import (
     ANY_GAME,
     CHAT_SUBJECTS,
@@ -492,8 +493,10 @@ async def _told(error: Exception) -> None:
 
 
 async def connect(access: Access, user: str, **options) -> Client:
-    """A NATS connection logged in as `user`."""
-    return await nats.connect(**(access.connect_options(user) | options))
+    """A NATS connection logged in as `user`, writing what a turn publishes at once (write_together)."""
+    nc = await nats.connect(**(access.connect_options(user) | options))
+    write_together(nc)
+    return nc
 
 
 def server_id(nc: Client) -> str | None:

@@ -3,6 +3,7 @@ stream's refusal, no stream at all, or no answer in time; and many at once each 
 Appends grouped into one synced write (publish_grouped) each keep their own guard and Msg-Id."""
 import asyncio
 
+import nats
 import pytest
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js.errors import BadRequestError, NoStreamResponseError
@@ -10,6 +11,7 @@ from nats.js.errors import BadRequestError, NoStreamResponseError
 from over_nats import new_game
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import StartGame
+from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.publish import publish_grouped, publish_stored, store_each
 from zioncheck.services.bus.topology import ensure_topology, layout
 
@@ -132,3 +134,66 @@ async def test_the_intakes_stores_of_many_games_at_once_each_answer_once_and_a_r
             assert b'"start_game"' in stored.data and f'"game_id":"{game}"'.encode() in stored.data
     finally:
         await platform.close()
+
+
+async def _writes_for_a_turn(nc, subject: str, handlers: int) -> int:
+    """Socket writes the connection makes for one turn of the event loop in which `handlers` handlers each
+    publish an answer and start a task that publishes another, as the intake and the table do for the
+    deliveries of one read."""
+    transport, writes = nc._transport, 0
+    library = transport.writelines
+
+    def counted(data) -> None:
+        nonlocal writes
+        writes += 1
+        library(data)
+
+    async def spawned(n: int) -> None:
+        await nc.publish(subject, b"b%d" % n)
+
+    async def handler(n: int) -> None:
+        await nc.publish(subject, b"a%d" % n)
+        started.append(asyncio.ensure_future(spawned(n)))
+
+    started: list[asyncio.Future] = []
+    transport.writelines = counted
+    try:
+        woken = asyncio.get_running_loop().create_future()
+        waiting = [asyncio.ensure_future(_after(woken, handler, n)) for n in range(handlers)]
+        await asyncio.sleep(0)   # every handler waits on the same future, as replies of one read wake them
+        woken.set_result(None)
+        await asyncio.gather(*waiting)
+        await asyncio.gather(*started)
+        await nc.flush()
+    finally:
+        transport.writelines = library
+    return writes - 1   # the flush's own PING
+
+
+async def _after(woken: asyncio.Future, handler, n: int) -> None:
+    await woken
+    await handler(n)
+
+
+async def test_what_one_turn_publishes_goes_out_in_one_write_and_every_message_arrives(nats_server):
+    together = await connect(nats_server.access, "operator")
+    alone = await nats.connect(**nats_server.access.connect_options("operator"))   # nats-py's own writer
+    arrived: list[bytes] = []
+
+    async def got(msg) -> None:
+        arrived.append(msg.data)
+    sub = await alone.subscribe("zc.test.together", cb=got)
+    await alone.flush()
+    try:
+        ours = await _writes_for_a_turn(together, "zc.test.together", 50)
+        library = await _writes_for_a_turn(alone, "zc.test.other", 50)
+        for _ in range(200):
+            if len(arrived) == 100:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await sub.unsubscribe()
+        await together.close()
+        await alone.close()
+    assert ours == 1 < library, f"{ours} writes for the turn, nats-py's writer {library}"
+    assert arrived == [b"a%d" % n for n in range(50)] + [b"b%d" % n for n in range(50)]
