@@ -1,6 +1,7 @@
 """A synced publish (services/bus/publish.py) says what became of it: the stream's sequence, the
 stream's refusal, no stream at all, or no answer in time; and many at once each get their own.
-Appends grouped into one synced write (publish_grouped) each keep their own guard and Msg-Id."""
+Appends grouped into one synced write (publish_grouped) each keep their own guard and Msg-Id. What
+a house connection publishes in one turn of the event loop goes out in one write (write_together)."""
 import asyncio
 
 import nats
