@@ -21,8 +21,10 @@ $(STAMP): pyproject.toml
 run: install
 	$(VENV)/bin/zioncheck run
 
+# The tests wait on servers and subprocesses much of the time: one worker a core (pytest-xdist), at most 4,
+# as each test starts its own servers and services.
 test: install
-	$(VENV)/bin/pytest -q -m "not long"
+	$(VENV)/bin/pytest -q -m "not long" -n auto --maxprocesses 4
 
 # Whole games through kills and failovers (the `long` marker): minutes, so apart from `make test`.
 test-long: install
