@@ -3,7 +3,7 @@ from collections.abc import Iterable
 
 from msgspec.structs import replace
 
-from zioncheck.contracts.events import Event, GameAbandoned, GameEnded, GameStarted, HandEnded
+from zioncheck.contracts.events import Event, GameAbandoned, GameEnded, GameStarted, HandEnded, PauseEnded
 from zioncheck.contracts.log import Batch
 from zioncheck.contracts.scores import HandScored, Standings
 
@@ -42,3 +42,30 @@ def of_boundaries(boundaries: Iterable[tuple[int, Batch]]) -> tuple[Standings | 
         if standings is not None:
             standings = replace(standings, log_seq=seq)
     return standings, scores
+
+
+
+def following(boundaries: list[tuple[int, Batch]], seq: int, batch: Batch) -> list[tuple[int, Batch]] | None:
+    """A game's hand boundaries from its start once hand boundary `batch` (log sequence `seq`) comes
+    after `boundaries`, its boundaries known so far; None where the hands the events name cannot show
+    that none is missing between them (the reader then reads them from the log). A start begins them
+    anew (R15-R17, R21, R23)."""
+    if any(isinstance(event, GameStarted) for event in batch.events):
+        return [(seq, batch)]
+    if not boundaries or seq <= boundaries[-1][0]:
+        return None
+    first = next((e for e in boundaries[0][1].events if isinstance(e, GameStarted)), None)
+    if first is None:
+        return None
+    ended = sum(1 for _, known in boundaries for e in known.events if isinstance(e, HandEnded))
+    for event in batch.events:   # the first event naming a hand says how many hands had ended before it
+        if isinstance(event, HandEnded):
+            before = event.hand - first.first_hand
+        elif isinstance(event, PauseEnded):
+            before = event.hand - first.first_hand + 1
+        elif isinstance(event, GameAbandoned):
+            before = event.hand - first.first_hand + (0 if event.mid_hand else 1)
+        else:
+            continue
+        return [*boundaries, (seq, batch)] if before == ended else None
+    return None

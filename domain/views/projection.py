@@ -21,7 +21,7 @@ from zioncheck.contracts.log import Batch
 from zioncheck.contracts.views import REFUSALS_KEPT, ClaimOutcome, ClaimsSettled, DealRecord, HandScore, SeatRefusal
 from zioncheck.domain.evolve import evolve
 from zioncheck.domain.state import GameState
-from zioncheck.domain.timers import deadline
+from zioncheck.domain.timers import Deadline, deadline
 
 
 class Projection(msgspec.Struct, frozen=True):
@@ -33,6 +33,7 @@ class Projection(msgspec.Struct, frozen=True):
     last_claims: ClaimsSettled | None = None
     refusals: tuple[tuple[SeatRefusal, ...], ...] = ()   # by seat, each seat's latest, oldest first
     due_at: float | None = None                   # when the deadline running falls (R19-R23), if known
+    deadline: Deadline | None = None              # the deadline `game` calls for: deadline(game), kept
 
 
 def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0, due_at: float | None = None
@@ -64,12 +65,12 @@ def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0, 
     if settled:  # R11a: a window's outcomes all come in the batch of the draw that closes it
         last_claims = ClaimsSettled(card=card, discarder=discarder, outcomes=settled)
     due = deadline(game)
-    if due != deadline(projection.game):   # a new deadline, or none: the earlier one's time is over
+    if due != projection.deadline:   # a new deadline, or none: the earlier one's time is over
         due_at = None if due is None or due_at is None else float(math.ceil(due_at))
     else:
         due_at = projection.due_at
     return Projection(game=game, seq=projection.seq + 1, applied=cause, scores=scores, deals=deals,
-                      last_claims=last_claims, refusals=refusals, due_at=due_at)
+                      last_claims=last_claims, refusals=refusals, due_at=due_at, deadline=due)
 
 
 def project(batches: Iterable[Batch], due_at: Iterable[float | None] = ()) -> Projection:

@@ -7,7 +7,6 @@ from zioncheck.domain.claims import held
 from zioncheck.domain.hands import describe
 from zioncheck.domain.legal import legal_moves
 from zioncheck.domain.presets import ZIONCHECK, Ruleset
-from zioncheck.domain.timers import deadline
 from zioncheck.domain.views.projection import Projection
 
 Due = Literal["", "turn", "claim", "pause", "abandon"]
@@ -19,7 +18,7 @@ def public_view(projection: Projection) -> PublicView:
     g = projection.game
     dealt = bool(projection.deals)  # a game started at a later hand names it only once dealt
     in_play = not g.hand_over
-    due = deadline(g)
+    due = projection.deadline
     return PublicView(
         game_id=g.game_id, seq=projection.seq, applied=projection.applied, players=g.players, decks=g.decks,
         hand=g.hand if dealt else 0, contract=_contract(g.rules, g.hand) if dealt else None, dealer=g.dealer,

@@ -22,18 +22,36 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from zioncheck.services.bus.access import DEFAULT_PARTITIONS, Access, accounts_block, make_credentials, write_private
+from zioncheck.services.bus.access import Access, accounts_block, make_credentials, write_private
 from zioncheck.services.bus.topology import GIB, StoreLimits
 
 HOME = Path(os.environ.get("ZIONCHECK_HOME", ".zioncheck"))
 
 
-def embedded_partitions() -> int:
-    """P for a server this project starts itself: ZIONCHECK_PARTITIONS, or the default."""
+# P for a server this project starts itself, when neither ZIONCHECK_PARTITIONS nor its store says: one node's
+# appends share one disk, and a partition's group commits (services/bus/publish.py) share the more syncs the
+# fewer the streams. At 20 and 120 games on two cores P=1 took 15-23% less CPU a command than P=4, with half
+# the fsyncs and a lower p99 (docs/scaling.md, "One node: one partition"). A cluster is deployed with its own
+# P (`zioncheck credentials --deploy --partitions`, DEFAULT_PARTITIONS).
+EMBEDDED_PARTITIONS = 1
+
+
+def stored_partitions(store: Path) -> int | None:
+    """The P a store under `store` was made with (its partition logs ZC_LOG_<p>, any account), None if none."""
+    found = {name.rsplit("_", 1)[1] for name in (path.name for path in store.glob("jetstream/*/streams/ZC_LOG_*"))}
+    numbers = [int(p) for p in found if p.isdigit()]
+    return max(numbers) + 1 if numbers else None
+
+
+def embedded_partitions(store: Path | None = None) -> int:
+    """P for a server this project starts itself: ZIONCHECK_PARTITIONS, else the P its store was made with,
+    else EMBEDDED_PARTITIONS."""
     given = os.environ.get("ZIONCHECK_PARTITIONS", "")
     if given and not (given.isdigit() and int(given) >= 1):
         raise ValueError(f"ZIONCHECK_PARTITIONS must be a whole number from 1, not {given!r}")
-    return int(given) if given else DEFAULT_PARTITIONS
+    if given:
+        return int(given)
+    return (stored_partitions(store) if store is not None else None) or EMBEDDED_PARTITIONS
 
 
 def server_binary() -> str:
@@ -76,7 +94,7 @@ def config_text(port: int, store: Path, sync_always: bool = True, credentials: P
     text = (f'listen: "127.0.0.1:{port}"\nmax_payload: {MAX_PAYLOAD}\n'
             f'jetstream {{\n  store_dir: "{store.resolve()}"\n{sync}  max_file_store: {file_store_bytes()}\n}}\n')
     if credentials is not None:
-        text += accounts_block(list(make_credentials(credentials).values()), partitions or embedded_partitions(),
+        text += accounts_block(list(make_credentials(credentials).values()), partitions or embedded_partitions(store),
                                checked, replicas)
     return text + extra
 
@@ -156,7 +174,7 @@ class NatsServer(ServerProcess):
         only for measuring what the permission checks cost."""
         port = port or free_port()
         self.credentials = credentials or store.parent / "credentials"
-        self.partitions = partitions or embedded_partitions()
+        self.partitions = partitions or embedded_partitions(store)
         super().__init__(server_files(store, port, self.credentials, sync_always, secure, self.partitions),
                          port, log)
         self.access = Access((self.url,), self.credentials)

@@ -3,6 +3,8 @@
 Totals are summed here from each hand's scores, not copied from the table, so the
 standings are an independent fold of the log and can be rebuilt from it at any time.
 """
+from collections import OrderedDict
+
 import msgspec
 import structlog
 from nats.js import JetStreamContext
@@ -24,20 +26,33 @@ class ScoringService:
 
     Each delivery folds the game's boundaries as the log holds them now, not the one
     batch delivered: a few messages a game, and the standings come out the same whatever
-    order deliveries arrive in (a batch redelivered after a later one is no hand lost). It reads
-    at least up to the batch delivered (services/bus/log_store.py: read your writes), so a replica
-    behind the one that delivered it never makes it ack a hand end it did not fold.
+    order deliveries arrive in (a batch redelivered after a later one is no hand lost). The
+    boundaries of a game in play are held, and a delivery whose hands show it is the next
+    (domain/standings.py, following) is folded with them as they are; any other is read from the
+    log, at least up to the batch delivered (services/bus/log_store.py: read your writes), so a
+    replica behind the one that delivered it never makes it ack a hand end it did not fold. A
+    game's boundaries read from the log cost the server a scan of the stream between them.
     """
 
-    def __init__(self, js: JetStreamContext):
+    def __init__(self, js: JetStreamContext, cache: int = 10_000):
         self.js = js
         self.published: dict[str, Standings] = {}   # what KV zc_standings holds for each game
+        self.cache = cache   # games in play whose boundaries are held; an evicted one is read again
+        self.boundaries: OrderedDict[str, list[tuple[int, Batch]]] = OrderedDict()
 
     async def on_log(self, game: str, seq: int, headers: dict | None, batch: Batch) -> None:
-        boundaries = await read_batches(self.js, game, "hand", at_least=seq)   # read your writes
+        # The boundaries held and the one delivered, where its hands show that none is missing between
+        # them; else as the log holds them, at least up to it (read your writes).
+        boundaries = fold_standings.following(self.boundaries.pop(game, []), seq, batch)
+        if boundaries is None:
+            boundaries = await read_batches(self.js, game, "hand", at_least=seq)
         standings, scores = fold_standings.of_boundaries(boundaries)
         if standings is None:
             return
+        if not standings.over:
+            self.boundaries[game] = boundaries
+            while len(self.boundaries) > self.cache:
+                self.boundaries.popitem(last=False)
         kv = await self.js.key_value(STANDINGS)
         published = self.published.get(game) or await _stored(kv, game)
         if published is not None and published.log_seq >= standings.log_seq:

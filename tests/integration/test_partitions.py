@@ -19,6 +19,7 @@ from zioncheck.contracts.commands import StartGame
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus import consumers
 from zioncheck.services.bus.access import connect
+from zioncheck.services.bus.embedded import EMBEDDED_PARTITIONS
 from zioncheck.services.bus.topology import (
     PartitionMismatch,
     game_of,
@@ -86,6 +87,28 @@ async def test_a_store_made_for_another_partition_count_is_said_in_one_line(tmp_
         assert "--partitions 3" in str(told.value)
     finally:
         server.stop()
+
+
+async def test_a_server_started_again_on_its_store_keeps_the_p_the_store_was_made_with(tmp_path, monkeypatch):
+    """With ZIONCHECK_PARTITIONS unset, a new store gets one partition (embedded.EMBEDDED_PARTITIONS) and a
+    store made with another P is served with that P again, never refused as a mismatch."""
+    monkeypatch.setenv("ZIONCHECK_PARTITIONS", "3")
+    server = start_nats(tmp_path / "made-with-3" / "jetstream")
+    running = await Services().start(["table"], server.access)
+    await running.stop()
+    server.stop()
+    monkeypatch.delenv("ZIONCHECK_PARTITIONS")
+    for store, partitions in (("made-with-3", 3), ("new", EMBEDDED_PARTITIONS)):
+        server = start_nats(tmp_path / store / "jetstream")
+        try:
+            running = await Services().start(["table"], server.access)
+            nc = await connect(server.access, "operator")
+            assert (await layout(nc.jetstream())).partitions == partitions
+            await nc.close()
+            await running.stop()
+        finally:
+            server.stop()
+    assert EMBEDDED_PARTITIONS == 1
 
 
 async def play_games(client, count: int, players: int = 3) -> list:
