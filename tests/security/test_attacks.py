@@ -344,8 +344,10 @@ async def test_a_log_message_no_service_can_read_is_dropped_at_once_not_retried(
 async def test_a_command_stored_in_another_partition_is_dropped_never_applied(services, client, login):
     """Only the intake stores seats' commands, always in their game's partition; a platform may name no
     partition at all. A command in the wrong partition (the operator's, here) is dropped by the table."""
-    follower = await stacked_game(client, 2, HANDS, STOCK)
     where = await layout(client.js)
+    if where.partitions == 1:
+        pytest.skip("one partition: there is no other to misplace a command in")
+    follower = await stacked_game(client, 2, HANDS, STOCK)
     wrong = (where.of(follower.game) + 1) % where.partitions
     platform = await login("platform")
     await platform.nc.publish(f"zc.cmd.{wrong}.{follower.game}.play", encode(DrawStock(seat=0)))
