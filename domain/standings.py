@@ -44,7 +44,6 @@ def of_boundaries(boundaries: Iterable[tuple[int, Batch]]) -> tuple[Standings | 
     return standings, scores
 
 
-
 def following(boundaries: list[tuple[int, Batch]], seq: int, batch: Batch) -> list[tuple[int, Batch]] | None:
     """A game's hand boundaries from its start once hand boundary `batch` (log sequence `seq`) comes
     after `boundaries`, its boundaries known so far; None where the hands the events name cannot show
