@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from zioncheck.services.bus.access import Access, accounts_block, make_credentials, write_private
-from zioncheck.services.bus.topology import GIB, StoreLimits
+from zioncheck.services.bus.topology import GIB, LOG, StoreLimits, log_partition
 
 HOME = Path(os.environ.get("ZIONCHECK_HOME", ".zioncheck"))
 
@@ -38,9 +38,8 @@ EMBEDDED_PARTITIONS = 1
 
 def stored_partitions(store: Path) -> int | None:
     """The P a store under `store` was made with (its partition logs ZC_LOG_<p>, any account), None if none."""
-    found = {name.rsplit("_", 1)[1] for name in (path.name for path in store.glob("jetstream/*/streams/ZC_LOG_*"))}
-    numbers = [int(p) for p in found if p.isdigit()]
-    return max(numbers) + 1 if numbers else None
+    found = [p for path in store.glob(f"jetstream/*/streams/{LOG}_*") if (p := log_partition(path.name)) is not None]
+    return max(found) + 1 if found else None
 
 
 def embedded_partitions(store: Path | None = None) -> int:

@@ -157,6 +157,12 @@ def log_stream(partition: int) -> str:
     return f"{LOG}_{partition}"
 
 
+def log_partition(stream: str) -> int | None:
+    """The partition a stream named by log_stream holds the logs of; None for any other name."""
+    prefix, _, number = stream.rpartition("_")
+    return int(number) if prefix == LOG and number.isdigit() else None
+
+
 def command_stream_subjects(partition: int) -> list[str]:
     return [stored_command_subject(partition, "*", "*"), schedule_subject(partition, "*")]
 
@@ -762,8 +768,7 @@ async def stream_names(js: JetStreamContext, subject: str) -> list[str]:
 
 async def check_partitions(js: JetStreamContext, partitions: int) -> None:
     """Raise PartitionMismatch, in one line, when the store was made for another P than the mapping's."""
-    found = {int(name.rsplit("_", 1)[1]) for name in await stream_names(js, "zc.log.>")
-             if name.startswith(f"{LOG}_") and name.rsplit("_", 1)[1].isdigit()}
+    found = {p for name in await stream_names(js, "zc.log.>") if (p := log_partition(name)) is not None}
     if found and found != set(range(partitions)):
         raise PartitionMismatch(
             f"the server maps games to {partitions} partition(s) but the store holds the logs of {len(found)} "
