@@ -18,10 +18,12 @@ Each side's CPU a command comes from /proc: a peer's, its writers' processes and
 postmaster with every backend; the whole path's, every service process, nats-server and the
 bots' process. The sides take turns, TURNS rounds (the second backwards), and each figure is its
 side's best round by commands/s. The targets: the whole path at least 1.5 times the best peer at
-120 games and as fast at 20; at 120 games at most 0.5 ms of CPU a command and a p99 to the view of
-at most 100 ms. Then one finished game of about 1,500 events is rebuilt both ways, taking turns,
-best of ROUNDS: read, decode and fold (the SQLite peer's repository.get; the project's
-log_store.load from the log).
+120 games and as fast at 20; at 120 games at most 0.5 ms of CPU a command, a p99 to the view of
+at most 100 ms, and at most a quarter of that CPU the projector's (its process). Beside them, the
+game services alone (no projector, no views) at 120 games, in the same turns: the floor the whole
+path stands on, set against the CPU a command the machine's cores leave at the target rate. Then
+one finished game of about 1,500 events is rebuilt both ways, taking turns, best of ROUNDS: read,
+decode and fold (the SQLite peer's repository.get; the project's log_store.load from the log).
 
 The services run on the embedded default number of partitions; BENCH_PARTITIONS=P sets another.
 """
@@ -60,6 +62,7 @@ GAMES = (20, 120)                   # the services' concurrent games
 PARTITIONS = int(os.environ["BENCH_PARTITIONS"]) if os.environ.get("BENCH_PARTITIONS") else None
 TARGET_RATE_RATIO = {20: 1.0, 120: 1.5}           # the whole path over the best peer
 TARGET_CPU_US, TARGET_VIEW_P99_MS = 500, 100      # at 120 games
+TARGET_PROJECTOR_SHARE = 25                       # percent of the whole path's CPU, at 120 games
 TARGET_REBUILD_RATIO = 4.0
 
 try:
@@ -289,7 +292,14 @@ def whole_path(games: int, partitions: int | None) -> dict:
     """The services with the projector writing views and feed, `games` concurrent games, each command
     timed to its batch in the log and to its seat's view; the CPU a command of every process."""
     run = service.main(games=games, projector=True, views=True, ceilings=False, partitions=partitions)
-    run["cpu_us"] = 1000 * sum(run[f"{part}_cpu_ms"] for part in ("table", "others", "intake", "server", "bots"))
+    run["cpu_us"] = 1000 * service.cpu_ms(run)
+    return run
+
+
+def game_services(games: int, partitions: int | None) -> dict:
+    """The same games through the game services alone: no projector, no views or feed."""
+    run = service.main(games=games, ceilings=False, partitions=partitions)
+    run["cpu_us"] = 1000 * service.cpu_ms(run)
     return run
 
 
@@ -299,11 +309,12 @@ def run(partitions: int | None = PARTITIONS) -> list[Row]:
     with tempfile.TemporaryDirectory() as folder, PostgresServer() as postgres:
         sides = {"sqlite": lambda turn: sqlite_run(Path(folder), turn),
                  **{f"postgres {w}": lambda _, w=w: peer_run(postgres.env, w, postgres) for w in WRITERS},
-                 **{f"services {g}": lambda _, g=g: whole_path(g, partitions) for g in GAMES}}
+                 **{f"services {g}": lambda _, g=g: whole_path(g, partitions) for g in GAMES},
+                 "game services": lambda _: game_services(max(GAMES), partitions)}
         # peers and services alternate, and the second round runs backwards: the machine's drift
         # weighs on every side alike
         order = ["sqlite", f"services {GAMES[0]}", *(f"postgres {w}" for w in WRITERS[:-1]),
-                 f"services {GAMES[1]}", f"postgres {WRITERS[-1]}"]
+                 f"services {GAMES[1]}", f"postgres {WRITERS[-1]}", "game services"]
         for turn in range(TURNS):
             for side in order if turn % 2 == 0 else order[::-1]:
                 found = sides[side](turn)
@@ -322,6 +333,7 @@ def run(partitions: int | None = PARTITIONS) -> list[Row]:
     rows = peer_rows(best, postgres_best)
     for games in GAMES:
         rows += whole_path_rows(games, best[f"services {games}"], best_peer, peer_rate, partitions)
+    rows.append(floor_row(best["game services"], peer_rate))
     events = sum(len(b.events) for b in batches)
     rebuild_ratio = peer_seconds / our_seconds
     return rows + [
@@ -353,12 +365,25 @@ def peer_rows(best: dict[str, dict], postgres_best: dict) -> list[Row]:
     return rows
 
 
+def floor_row(found: dict, peer_rate: float) -> Row:
+    """The game services alone against the CPU a command the machine's cores leave at the target rate
+    (every core busy): where the floor is above it, no projector, however cheap, brings the whole path
+    to the target on this machine."""
+    games, target = max(GAMES), TARGET_RATE_RATIO[max(GAMES)]
+    cores = os.cpu_count() or 1
+    budget = 1e6 * cores / (target * peer_rate)
+    return Row(f"  CPU a command, game services alone, {games} games", found["cpu_us"], "us",
+               "table, dealer, scoring, intake, nats-server and the bots, no projector; in turns with the rest",
+               versus=f"{found['rate']:,.0f} commands/s; {target} times the best peer on {cores} cores leaves at "
+                      f"most {budget:,.0f} us a command, every core busy")
+
+
 def whole_path_rows(games: int, found: dict, best_peer: str, peer_rate: float, partitions: int | None) -> list[Row]:
     streams = f"{partitions} partition(s)" if partitions else "the embedded default partitions"
     ratio, target = found["rate"] / peer_rate, TARGET_RATE_RATIO[games]
     at_scale = games == max(GAMES)
     parts = ", ".join(f"{name} {1000 * found[f'{part}_cpu_ms']:.0f}" for name, part in (
-        ("table", "table"), ("dealer, scoring and projector", "others"), ("intake", "intake"),
+        ("table", "table"), ("dealer and scoring", "others"), ("projector", "projector"), ("intake", "intake"),
         ("nats-server", "server"), ("bots", "bots")))
     return [
         Row(f"peer: whole path, {games} games", found["rate"], "commands/s",
@@ -369,6 +394,11 @@ def whole_path_rows(games: int, found: dict, best_peer: str, peer_rate: float, p
         Row(f"  CPU a command, whole path, {games} games", found["cpu_us"], "us",
             "every service process, nats-server and the bots' process", TARGET_CPU_US if at_scale else None,
             parts, at_most=True),
+        Row(f"  the projector's share of that CPU, {games} games",
+            100 * found["projector_cpu_ms"] / service.cpu_ms(found), "%",
+            "the projector's process, of every process of the whole path",
+            TARGET_PROJECTOR_SHARE if at_scale else None, f"{1000 * found['projector_cpu_ms']:.0f} us a command",
+            at_most=True),
         Row(f"  p99 to the seat's view, {games} games", found["view_p99_ms"], "ms",
             "a command's send to the first view of its seat covering its batch",
             TARGET_VIEW_P99_MS if at_scale else None,

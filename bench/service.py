@@ -259,6 +259,16 @@ async def chain_ceiling(access: Access, chains: int, seconds: float = CHAIN_SECO
     return rate
 
 
+# The parts of a run whose CPU is counted, each its processes: the tables, dealer and scoring ("others"), the
+# projector, the intake, the NATS server, and this process's bots and followers.
+PARTS = ("table", "others", "projector", "intake", "server", "bots")
+
+
+def cpu_ms(run: dict) -> float:
+    """The CPU a command of every part of `run`, in ms."""
+    return sum(run[f"{part}_cpu_ms"] for part in PARTS)
+
+
 def cpu_seconds(pid: int) -> float:
     """A process's user and system CPU time so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -293,12 +303,13 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
     with tempfile.TemporaryDirectory() as store:
         server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions)
         asyncio.run(prepare_topology(server.access))
-        # The services run in their own processes, as in production: each table alone in one.
-        others = ["dealer", "scoring", *(["projector"] if projector else [])]
+        # The services run in their own processes, as in production: each table alone in one, and the
+        # projector alone, so its share of the CPU is its process's.
+        groups = [["table"]] * tables + [["dealer", "scoring"]] + [["intake"]] * intake + [["projector"]] * projector
         services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "zioncheck.cli.main", "serve", *names,
                                       "--nats-url", server.url, "--credentials", str(server.credentials),
                                       "--log-level", "warning"], stdout=subprocess.PIPE)
-                    for names in ([["table"]] * tables + [others] + [["intake"]] * intake)]
+                    for names in groups]
         watch = None
         try:
             for process in services:
@@ -307,8 +318,9 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             if tables > 1:
                 time.sleep(8.0)  # the instances settle who works which partition before the clock starts
             pids = {"table": [p.pid for p in services[:tables]], "others": [services[tables].pid],
-                     "intake": [p.pid for p in services[tables + 1:]], "server": [server.process.pid],
-                     "bots": [os.getpid()]}
+                    "intake": [p.pid for p in services[tables + 1:tables + 1 + intake]],
+                    "projector": [p.pid for p in services[tables + 1 + intake:]], "server": [server.process.pid],
+                    "bots": [os.getpid()]}
             before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
             ticks = machine_ticks()
             with syncs.counting() if count_syncs else contextlib.nullcontext() as fsyncs:
@@ -316,8 +328,7 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             run["busy"] = busy_share(ticks, machine_ticks())
             if fsyncs is not None:   # the machine's fsyncs a command, over the run
                 run["fsyncs"] = fsyncs.total / max(run["commands"], 1)
-            # each part's CPU over the run (user + system) per command applied: the tables, dealer and
-            # scoring, the NATS server, and this process's bots and followers
+            # each part's CPU over the run (user + system) per command applied (PARTS)
             for part, found in pids.items():
                 run[f"{part}_cpu_ms"] = 1000 * (sum(map(cpu_seconds, found)) - before[part]) / max(run["commands"], 1)
             if ceilings:
@@ -360,8 +371,7 @@ def permission_cost(rounds: int = 2) -> tuple[dict, dict]:
 
 def intake_rows() -> list[Row]:
     straight, through = best_in_turns("intake")
-    cpu = {r is through: sum(r[f"{part}_cpu_ms"] for part in ("table", "others", "intake", "server", "bots"))
-           for r in (straight, through)}
+    cpu = {r is through: cpu_ms(r) for r in (straight, through)}
     return [
         Row("service, clients storing commands themselves", straight["rate"], "commands/s",
             f"{GAMES} concurrent 4-bot games, sync always; best of 2, in turns with the next row",
