@@ -382,9 +382,7 @@ def whole_path_rows(games: int, found: dict, best_peer: str, peer_rate: float, p
     streams = f"{partitions} partition(s)" if partitions else "the embedded default partitions"
     ratio, target = found["rate"] / peer_rate, TARGET_RATE_RATIO[games]
     at_scale = games == max(GAMES)
-    parts = ", ".join(f"{name} {1000 * found[f'{part}_cpu_ms']:.0f}" for name, part in (
-        ("table", "table"), ("dealer and scoring", "others"), ("projector", "projector"), ("intake", "intake"),
-        ("nats-server", "server"), ("bots", "bots")))
+    parts = ", ".join(f"{name} {1000 * found[f'{part}_cpu_ms']:.0f}" for part, name in service.PARTS.items())
     return [
         Row(f"peer: whole path, {games} games", found["rate"], "commands/s",
             f"{games} concurrent greedy 4-seat games over NATS, sync always, with the projector writing views and "
@@ -395,7 +393,7 @@ def whole_path_rows(games: int, found: dict, best_peer: str, peer_rate: float, p
             "every service process, nats-server and the bots' process", TARGET_CPU_US if at_scale else None,
             parts, at_most=True),
         Row(f"  the projector's share of that CPU, {games} games",
-            100 * found["projector_cpu_ms"] / service.cpu_ms(found), "%",
+            100_000 * found["projector_cpu_ms"] / found["cpu_us"], "%",
             "the projector's process, of every process of the whole path",
             TARGET_PROJECTOR_SHARE if at_scale else None, f"{1000 * found['projector_cpu_ms']:.0f} us a command",
             at_most=True),

@@ -259,9 +259,10 @@ async def chain_ceiling(access: Access, chains: int, seconds: float = CHAIN_SECO
     return rate
 
 
-# The parts of a run whose CPU is counted, each its processes: the tables, dealer and scoring ("others"), the
-# projector, the intake, the NATS server, and this process's bots and followers.
-PARTS = ("table", "others", "projector", "intake", "server", "bots")
+# The parts of a run whose CPU is counted, each its processes, and what a row calls each: the tables, dealer and
+# scoring ("others"), the projector, the intake, the NATS server, and this process's bots and followers.
+PARTS = {"table": "table", "others": "dealer and scoring", "projector": "projector", "intake": "intake",
+         "server": "nats-server", "bots": "bots"}
 
 
 def cpu_ms(run: dict) -> float:
@@ -305,11 +306,12 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
         asyncio.run(prepare_topology(server.access))
         # The services run in their own processes, as in production: each table alone in one, and the
         # projector alone, so its share of the CPU is its process's.
-        groups = [["table"]] * tables + [["dealer", "scoring"]] + [["intake"]] * intake + [["projector"]] * projector
+        groups = ([("table", ["table"])] * tables + [("others", ["dealer", "scoring"])]
+                  + [("intake", ["intake"])] * intake + [("projector", ["projector"])] * projector)
         services = [subprocess.Popen([sys.executable, *PROFILE, "-m", "zioncheck.cli.main", "serve", *names,
                                       "--nats-url", server.url, "--credentials", str(server.credentials),
                                       "--log-level", "warning"], stdout=subprocess.PIPE)
-                    for names in groups]
+                    for _, names in groups]
         watch = None
         try:
             for process in services:
@@ -317,10 +319,10 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             watch = ViewWatch(server.access) if views else None
             if tables > 1:
                 time.sleep(8.0)  # the instances settle who works which partition before the clock starts
-            pids = {"table": [p.pid for p in services[:tables]], "others": [services[tables].pid],
-                    "intake": [p.pid for p in services[tables + 1:tables + 1 + intake]],
-                    "projector": [p.pid for p in services[tables + 1 + intake:]], "server": [server.process.pid],
-                    "bots": [os.getpid()]}
+            pids: dict[str, list[int]] = {part: [] for part in PARTS}
+            for (part, _), process in zip(groups, services, strict=True):
+                pids[part].append(process.pid)
+            pids["server"], pids["bots"] = [server.process.pid], [os.getpid()]
             before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
             ticks = machine_ticks()
             with syncs.counting() if count_syncs else contextlib.nullcontext() as fsyncs:
