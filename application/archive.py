@@ -32,7 +32,7 @@ from zioncheck.contracts.archive import (
     StoredBatch,
     StoredCommand,
 )
-from zioncheck.contracts.log import Batch, Entry, decode_batch, entries_of
+from zioncheck.contracts.log import Batch, Entry, NotABatch, entries_of, readable
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.audit import audit
 from zioncheck.domain.fairness import commitment
@@ -50,7 +50,7 @@ Finding = Literal[
     "batch_missing",      # fewer batches than the manifest counts, or a gap where one was
     "batch_extra",        # more batches than the manifest counts
     "batches_reordered",  # a batch stands before one stored earlier
-    "batch_unreadable",   # a batch's JSON is not a log batch
+    "batch_unreadable",   # a batch's JSON is not a log batch, and the signature does not vouch for the batches
     "commands_changed",   # the commands are not those signed
     "seeds_changed",      # the seeds are not those signed
     "standings_changed",  # the standings are not those signed
@@ -102,8 +102,9 @@ def public_key_of(signing_key: bytes) -> str:
 def make_record(*, tenant: str, game: str, key: str, commands: list[StoredCommand],
                 batches: list[StoredBatch], standings: bytes) -> GameRecord:
     """The record of an ended game, its manifest and seeds read off its batches. Raises NotOver for a
-    game still in play, and ValueError for a batch that is not a log batch."""
-    decoded = [decode_batch(b.data) for b in batches]
+    game still in play. A stored message that is no log batch stays in the record where the log held it,
+    and the game is folded without it, as the table folded it (`unreadable`)."""
+    decoded = _batches(batches)
     state = _fold(decoded)
     if not (state.game_over or state.abandoned):
         raise NotOver(key)
@@ -116,7 +117,7 @@ def make_record(*, tenant: str, game: str, key: str, commands: list[StoredComman
         outcome="abandoned" if state.abandoned else "finished",
         winners=[] if state.abandoned else list(state.winners), totals=list(state.totals),
         commands=len(commands), batches=len(batches), events=sum(len(b.events) for b in decoded),
-        state_hash=state_hash(state))
+        state_hash=state_hash(state), rules=state.rules.preset)
     return GameRecord(manifest=manifest, commands=list(commands), batches=list(batches),
                       seeds=seeds_of(decoded), standings=standings)
 
@@ -235,8 +236,20 @@ def unpack(data: bytes) -> Archive:
 
 
 def batches_of(record: GameRecord) -> list[Batch]:
-    """The game's log, batch by batch, as the log stream held it."""
-    return [decode_batch(b.data) for b in record.batches]
+    """The game's log, batch by batch, as the log stream held it, but for what it held that is no batch
+    (`unreadable`)."""
+    return _batches(record.batches)
+
+
+def _batches(stored: list[StoredBatch]) -> list[Batch]:
+    return [batch for _, batch in readable((b.seq, b.data) for b in stored)[0]]
+
+
+def unreadable(record: GameRecord) -> list[NotABatch]:
+    """The messages of the game's log that are no batch (by their log sequence): stored there by someone
+    or something but the table, kept in the record as stored, and left out of the game's fold, as the
+    table left them out of the game."""
+    return readable((b.seq, b.data) for b in record.batches)[1]
 
 
 def entries_of_record(record: GameRecord) -> list[Entry]:
@@ -263,7 +276,7 @@ def verify(data: bytes, public_key: str) -> list[Problem]:
         ("standings_changed", found.standings, archive.digests.standings),
         ("marks_changed", found.marks, archive.digests.marks)]
     problems += [Problem(what) for what, ours, theirs in parts if ours != theirs]
-    return problems + _game(record)
+    return problems + _game(record, signed=not problems)
 
 
 def _signature(archive: Archive, public_key: str) -> list[Problem]:
@@ -310,14 +323,17 @@ def _chain(archive: Archive) -> list[Problem]:
     return problems
 
 
-def _game(record: GameRecord) -> list[Problem]:
-    """The game itself: every seed against its commitment and deal, and the fold against the manifest."""
+def _game(record: GameRecord, signed: bool) -> list[Problem]:
+    """The game itself: every seed against its commitment and deal, and the fold against the manifest.
+
+    A message of the log that is no batch is a finding only where the house's signature does not vouch
+    for the record (`signed` False): signed, it is what the log held when the game was archived, which the
+    game went on past, as its fold here does (`unreadable` tells them)."""
     problems: list[Problem] = []
-    try:
-        batches = batches_of(record)
-    except (msgspec.DecodeError, msgspec.ValidationError) as error:
-        seq = next((b.seq for b in record.batches if not _readable(b)), 0)
-        return [Problem("batch_unreadable", seq=seq, detail=str(error)[:200])]
+    skipped = unreadable(record)
+    if skipped and not signed:
+        return [Problem("batch_unreadable", seq=skipped[0].seq, detail=skipped[0].why)]
+    batches = batches_of(record)
     for seed in record.seeds:
         if commitment(seed.seed) != seed.commitment:
             problems.append(Problem("seed_mismatch", hand=seed.hand))
@@ -331,11 +347,3 @@ def _game(record: GameRecord) -> list[Problem]:
     if state_hash(folded) != record.manifest.state_hash:
         problems.append(Problem("state_hash"))
     return problems
-
-
-def _readable(batch: StoredBatch) -> bool:
-    try:
-        decode_batch(batch.data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return False
-    return True

@@ -17,6 +17,7 @@ from zioncheck.bots import Bot, make_bot
 from zioncheck.contracts.archive import GameRecord, StoredBatch, StoredCommand
 from zioncheck.contracts.commands import (
     DEALER,
+    DEFAULT_RULES,
     PERSON,
     PLAY,
     TIMER,
@@ -24,6 +25,7 @@ from zioncheck.contracts.commands import (
     Command,
     DealerCommand,
     Limits,
+    Rules,
     StartGame,
     TimerCommand,
     TurnTimeout,
@@ -75,18 +77,19 @@ def origin(command: Command) -> str:
 
 
 def play_recorded(game: str, bots: Sequence[str] = ("greedy", "random", "greedy", "random"), seed: str = "history",
-                  started_at: int = MARCH_2026, abandon_after: int | None = None) -> RecordingTable:
-    """A bot game (each seat named for its bot) played to its end. With `abandon_after` n, seat 0 is a
-    person's (its bot plays for it) who leaves in hand n + 1: its turns run out until a bot keeps the
-    seat (R19, R20), and the game is abandoned (R21) in that hand."""
+                  started_at: int = MARCH_2026, abandon_after: int | None = None,
+                  rules: Rules = DEFAULT_RULES) -> RecordingTable:
+    """A bot game (each seat named for its bot) of `rules` (R24) played to its end. With `abandon_after` n,
+    seat 0 is a person's (its bot plays for it) who leaves in hand n + 1: its turns run out until a bot
+    keeps the seat (R19, R20), and the game is abandoned (R21) in that hand."""
     rng = game_rng(seed, game)
     players = [make_bot(name, rng) for name in bots]
     dealer = Dealer(seeded(seed, game))
     table = RecordingTable(dealer, started_at)
     seats = list(bots) if abandon_after is None else [PERSON, *bots[1:]]
     # A person at the table holds discards for a claim and pauses between hands (R22, R23): not here.
-    table.handle(StartGame(game_id=game, players=len(bots), seats=seats, limits=Limits(claim_seconds=0,
-                                                                                       pause_seconds=0)))
+    table.handle(StartGame(game_id=game, players=len(bots), seats=seats, rules=rules,
+                           limits=Limits(claim_seconds=0, pause_seconds=0)))
     while not table.state.game_over:
         table.handle(dealer.deal(table.state))
         if abandon_after is not None and table.state.hand > abandon_after:
@@ -121,9 +124,10 @@ def standings_of(table: RecordingTable) -> bytes:
 
 def sample_record(game: str, tenant: str = DEFAULT_TENANT, key: str | None = None,
                   bots: Sequence[str] = ("greedy", "random", "greedy", "random"), seed: str = "history",
-                  started_at: int = MARCH_2026, abandon_after: int | None = None) -> GameRecord:
+                  started_at: int = MARCH_2026, abandon_after: int | None = None,
+                  rules: Rules = DEFAULT_RULES) -> GameRecord:
     """One archived bot game of `tenant`'s (see play_recorded), as the archiver records it."""
-    table = play_recorded(game, bots, seed, started_at, abandon_after)
+    table = play_recorded(game, bots, seed, started_at, abandon_after, rules)
     return make_record(tenant=tenant, game=game, key=key or (game if tenant == DEFAULT_TENANT else f"{tenant}={game}"),
                        commands=table.commands, batches=table.batches, standings=standings_of(table))
 

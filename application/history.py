@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from zioncheck.contracts.archive import IndexEntry, Manifest, Outcome
+from zioncheck.contracts.archive import IndexEntry, Manifest, Outcome, rules_of
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 1_000       # games a page lists at most
@@ -24,7 +24,8 @@ class Query:
 
     `start` and `end` bound when a game started, in nanoseconds since 1970 (UTC): from `start` (included)
     to `end` (left out). A seat is asked for by number (the game seats it) or by name (`person` or a
-    bot's name sits at the game); `won_by` likewise, of a winner. An abandoned game has no winner."""
+    bot's name sits at the game); `won_by` likewise, of a winner. An abandoned game has no winner.
+    `rules` names the game played (R24): `zioncheck`, `contract` or `liverpool`."""
     tenant: str | None = None
     start: int | None = None
     end: int | None = None
@@ -33,6 +34,7 @@ class Query:
     won_by: int | str | None = None
     after: int = 0                 # list the games the index holds after this sequence (a page token)
     limit: int = DEFAULT_PAGE
+    rules: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ def matches(query: Query, manifest: Manifest) -> bool:
     if query.end is not None and manifest.started_at >= query.end:
         return False
     if query.outcome is not None and manifest.outcome != query.outcome:
+        return False
+    if query.rules is not None and rules_of(manifest) != query.rules:
         return False
     if query.seat is not None and not _seated(manifest, query.seat, range(manifest.players)):
         return False

@@ -39,11 +39,14 @@ WRONG_ORIGIN = {
 }
 
 
-def read_command(data: bytes, origin: str = PLAY, game: str | None = None) -> Command | Rejected:
+def read_command(data: bytes, origin: str = PLAY, game: str | None = None, strict: bool = False
+                 ) -> Command | Rejected:
     """The command in `data` sent from `origin` to `game`, or an R18 bad_command rejection saying why not.
 
     A game's start must name the game its subject names: one game can never start (or
-    overwrite the views of) another.
+    overwrite the views of) another. `strict` (the intake's reading of what a sender hands in) also
+    refuses a field no command of that type declares; the table reads without it, so a command stored
+    by an earlier version, whatever it carried beside its fields, reads as it always did.
     """
     problem = _unfit(data)
     if problem:
@@ -52,6 +55,9 @@ def read_command(data: bytes, origin: str = PLAY, game: str | None = None) -> Co
         command = decode_command(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         return unreadable(data, error)
+    if strict and (extra := unknown_field(command, msgspec.json.decode(data))):
+        return rejection(command, "bad_command", f"not a command: unknown field {extra[:80]!r} "
+                                                 f"(a {type(command).__struct_config__.tag} declares no such field)")
     if origin not in ORIGINS:
         return rejection(command, "bad_command", f"unknown origin {origin[:40]!r}")
     if origin_for(command) != origin:
@@ -59,6 +65,29 @@ def read_command(data: bytes, origin: str = PLAY, game: str | None = None) -> Co
     if game is not None and isinstance(command, StartGame) and command.game_id != game:
         return rejection(command, "bad_command", f"game_id {command.game_id[:80]!r} is not this game, {game!r}")
     return command
+
+
+def unknown_field(value: object, raw: object, path: str = "") -> str:
+    """The first field in `raw` (the JSON `value` was decoded from) that no struct in `value` declares, as
+    its path (`limits.pad`, `rules.hands[0].pad`); "" when every field is declared."""
+    if isinstance(value, msgspec.Struct) and isinstance(raw, dict):
+        fields = msgspec.structs.fields(value)
+        tag = value.__struct_config__.tag_field
+        known = {field.encode_name for field in fields} | ({tag} if tag else set())
+        extra = next((name for name in raw if name not in known), None)
+        if extra is not None:
+            return f"{path}{extra}"
+        for field in fields:
+            if field.encode_name in raw:
+                found = unknown_field(getattr(value, field.name), raw[field.encode_name], f"{path}{field.encode_name}.")
+                if found:
+                    return found
+    elif isinstance(value, list | tuple) and isinstance(raw, list):
+        for index, (item, raw_item) in enumerate(zip(value, raw, strict=False)):
+            found = unknown_field(item, raw_item, f"{path.rstrip('.')}[{index}].")
+            if found:
+                return found
+    return ""
 
 
 def origin_for(command: Command) -> str:

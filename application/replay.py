@@ -5,7 +5,7 @@ import msgspec
 
 from zioncheck.contracts.log import Entry
 from zioncheck.domain import GameState, evolve
-from zioncheck.domain.presets import ZIONCHECK
+from zioncheck.domain.presets import ZIONCHECK, hashed
 
 
 def fold_log(entries: list[Entry]) -> GameState:
@@ -36,7 +36,8 @@ def state_hash(state: GameState) -> str:
         canonical["idle"] = list(state.idle)
     if state.abandoned:
         canonical["abandoned"] = True
-    # R24: the game played, named only when it is not Zioncheck, so the hashes of Zioncheck games stand.
+    # R24: the game played, named only when it is not Zioncheck, so the hashes of Zioncheck games stand; the
+    # readings of its house options (R24.5, R24.9-R24.11) only where a house changed them, likewise.
     if state.rules != ZIONCHECK:
-        canonical["rules"] = msgspec.to_builtins(state.rules)
+        canonical["rules"] = hashed(state.rules)
     return hashlib.sha256(msgspec.json.encode(canonical)).hexdigest()

@@ -6,10 +6,14 @@ writes, one Parquet file a table (docs/history.md has each column's meaning and 
     moves   one row a move a seat made (a draw, a claim, a going down, a discard, ...), in log order
     scores  one row a seat a hand: its points, its running total, whether it went out or was stuck
 
-Every row names its game by `tenant` and `game` (the id the tenant gave it). Pure: a GameRecord in,
-rows out; the log's batches are folded with the rules (domain.evolve) to know each move's hand and turn.
+Every row names its game by `tenant` and `game` (the id the tenant gave it), and the rules it was played
+by (`rules`, R24: a hand, a score or a win means another thing in each game of the family). Pure: a
+GameRecord in, rows out; the log's batches are folded with the rules (domain.evolve) to know each move's
+hand and turn.
 """
 from dataclasses import dataclass
+
+import msgspec
 
 from zioncheck.contracts.archive import GameRecord
 from zioncheck.contracts.events import (
@@ -19,6 +23,7 @@ from zioncheck.contracts.events import (
     Discarded,
     DiscardTaken,
     GameAbandoned,
+    GameStarted,
     HandDealt,
     HandEnded,
     JokerSwapped,
@@ -48,19 +53,20 @@ def _columns(spec: str) -> tuple[Column, ...]:
 # The tables' columns, in order. docs/history.md describes each; tests/test_history_doc.py holds the two together.
 TABLES: dict[str, tuple[Column, ...]] = {
     "games": _columns(
-        "tenant:string game:string key:string players:int32 seats:list<string> started_at:timestamp "
-        "ended_at:timestamp hands:int32 outcome:string winners:list<int32> totals:list<int32> commands:int32 "
-        "batches:int32 events:int32 moves:int32 claims:int32 reshuffles:int32 state_hash:string"),
+        "tenant:string game:string rules:string house_options:string key:string players:int32 seats:list<string> "
+        "started_at:timestamp ended_at:timestamp hands:int32 outcome:string winners:list<int32> totals:list<int32> "
+        "commands:int32 batches:int32 events:int32 moves:int32 claims:int32 reshuffles:int32 state_hash:string"),
     "hands": _columns(
-        "tenant:string game:string hand:int32 dealer:int32 started_at:timestamp ended_at:timestamp finished:bool "
-        "winner:int32 turns:int32 moves:int32 claims:int32 claims_won:int32 swaps:int32 reshuffles:int32 "
-        "stuck:list<int32> scores:list<int32>"),
+        "tenant:string game:string rules:string hand:int32 dealer:int32 started_at:timestamp ended_at:timestamp "
+        "finished:bool winner:int32 turns:int32 moves:int32 claims:int32 claims_won:int32 swaps:int32 "
+        "reshuffles:int32 stuck:list<int32> scores:list<int32>"),
     "moves": _columns(
-        "tenant:string game:string hand:int32 turn:int32 seat:int32 player:string kind:string cards:list<string> "
-        "meld_owner:int32 meld:int32 out_of_turn:bool timed_out:bool command:int64 batch:int64 at:timestamp"),
+        "tenant:string game:string rules:string hand:int32 turn:int32 seat:int32 player:string kind:string "
+        "cards:list<string> meld_owner:int32 meld:int32 out_of_turn:bool timed_out:bool command:int64 batch:int64 "
+        "at:timestamp"),
     "scores": _columns(
-        "tenant:string game:string hand:int32 seat:int32 player:string score:int32 total:int32 went_out:bool "
-        "stuck:bool"),
+        "tenant:string game:string rules:string hand:int32 seat:int32 player:string score:int32 total:int32 "
+        "went_out:bool stuck:bool"),
 }
 
 # The events that are a seat's move, and what each is called in `moves.kind` (its tag on the wire).
@@ -116,6 +122,8 @@ class _Game:
         self.record, self.manifest = record, record.manifest
         self.rows: list[tuple[str, dict[str, object]]] = []
         self.names = list(self.manifest.seats)
+        self.rules = "zioncheck"              # R24: a log whose start names no rules is Zioncheck's
+        self.house_options: str | None = None
         self.hand: _Hand | None = None
         self.moves = self.claims = self.reshuffles = 0
 
@@ -126,6 +134,8 @@ class _Game:
             batch = decode_batch(stored.data)
             stand_in = next((e.seat for e in batch.events if isinstance(e, TurnTimedOut)), None)
             for event in batch.events:
+                if isinstance(event, GameStarted):
+                    self._started(event)
                 if isinstance(event, HandEnded):
                     self._hand_ended(state, event, stored.at)
                 elif isinstance(event, Move):
@@ -141,11 +151,20 @@ class _Game:
         if self.hand is not None:   # the hand the game was abandoned in (R21): not scored
             self._hand_row(self.hand, state, self.manifest.ended_at, {"finished": False})
         m = self.manifest
-        self._row("games", key=m.key, players=m.players, seats=list(m.seats), started_at=m.started_at,
-                  ended_at=m.ended_at, hands=m.hands, outcome=m.outcome, winners=list(m.winners), totals=list(m.totals),
-                  commands=m.commands, batches=m.batches, events=m.events, moves=self.moves, claims=self.claims,
-                  reshuffles=self.reshuffles, state_hash=m.state_hash)
+        self._row("games", house_options=self.house_options, key=m.key, players=m.players, seats=list(m.seats),
+                  started_at=m.started_at, ended_at=m.ended_at, hands=m.hands, outcome=m.outcome,
+                  winners=list(m.winners), totals=list(m.totals), commands=m.commands, batches=m.batches,
+                  events=m.events, moves=self.moves, claims=self.claims, reshuffles=self.reshuffles,
+                  state_hash=m.state_hash)
         return self.rows
+
+    def _started(self, event: GameStarted) -> None:
+        """R24: the game's rules, by its preset's name, and its house options as JSON (None when it set none)."""
+        if isinstance(event.rules, msgspec.UnsetType):
+            return
+        self.rules = event.rules.preset
+        options = msgspec.json.encode(msgspec.structs.replace(event.rules, preset="zioncheck"))
+        self.house_options = None if options == b"{}" else options.decode()
 
     def _move(self, state: GameState, event: Move, at: int, command: int, batch: int, stand_in: int | None) -> None:
         if self.hand is None:
@@ -184,7 +203,8 @@ class _Game:
         self._row("hands", **row, ended_at=ended_at, turns=state.turn_no - hand.first_turn + 1, **end)
 
     def _row(self, table: str, **values: object) -> None:
-        self.rows.append((table, {"tenant": self.manifest.tenant, "game": self.manifest.game, **values}))
+        self.rows.append((table, {"tenant": self.manifest.tenant, "game": self.manifest.game, "rules": self.rules,
+                                  **values}))
 
     def _name(self, seat: int) -> str:
         return self.names[seat] if seat < len(self.names) else "person"

@@ -5,9 +5,12 @@ import random
 from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.turns import InProcessTable
 from zioncheck.bots import Bot, make_bot
-from zioncheck.contracts.commands import DEFAULT_RULES, Command, Rules, StartGame
+from zioncheck.bots.base import least_useful
+from zioncheck.contracts.commands import DEFAULT_RULES, Command, Discard, DrawStock, GoDown, LayOff, Rules, StartGame
 from zioncheck.contracts.events import AnyEvent, Discarded, HandEnded
 from zioncheck.contracts.log import Entry
+from zioncheck.domain import GameState, decide
+from zioncheck.domain.legal import legal_moves
 from zioncheck.domain.refusal import refusal_of
 
 # A hand in which no seat ever goes out and the pile never runs dry could go on
@@ -45,7 +48,7 @@ def play_hand(table: InProcessTable, bots: list[Bot], rng: random.Random) -> Non
         if state.hand_over:
             return
         seat = state.turn
-        events = _send(table, bots[seat].move(state, seat))
+        events = _send(table, _in_turn(state, seat, bots[seat].move(state, seat)))
         if any(isinstance(e, Discarded) for e in events) and not table.state.hand_over:
             _out_of_turn(table, bots, rng, discarder=seat)
     raise GameStalled(f"hand {table.state.hand} of {table.state.game_id} ran past {MAX_COMMANDS_PER_HAND} commands")
@@ -57,7 +60,38 @@ def _out_of_turn(table: InProcessTable, bots: list[Bot], rng: random.Random, dis
     rng.shuffle(seats)
     for seat in seats:
         for command in bots[seat].out_of_turn(table.state, seat):
-            _send(table, command)
+            if _unread(table.state, command) is None:
+                _send(table, command)
+
+
+# The refusals of rules the house's bots do not read yet: a seat that has gone down takes no discard (R24.9),
+# a run's joker stays on the table (R24.11). A bot's move refused for one of them is not sent: out of turn it
+# is left out, in turn the seat plays the move `_in_turn` finds instead. Any other refusal is the bot's fault.
+UNREAD = ("down_cannot_take", "joker_stays")
+
+
+def _unread(state: GameState, command: Command) -> str | None:
+    """The reason of UNREAD the rules would refuse `command` for, if any (decide is pure: nothing is sent)."""
+    if state.rules.buy_when_down and state.rules.joker_swaps == "take":
+        return None   # a game that gives neither reason (Zioncheck's): nothing to screen
+    rejected = refusal_of(decide(state, command))
+    return rejected.reason if rejected is not None and rejected.reason in UNREAD else None
+
+
+def _in_turn(state: GameState, seat: int, command: Command) -> Command:
+    """The bot's move, or where the rules refuse it for a reason of UNREAD, one they take: a draw from the
+    stock before the turn's draw; after it, going down, else the first lay-off, else shedding a card."""
+    if _unread(state, command) is None:
+        return command
+    if not state.drawn:
+        return DrawStock(seat=seat)
+    moves = legal_moves(state, seat)
+    if moves.go_down:
+        return GoDown(seat=seat, melds=moves.go_down)
+    if moves.lay_off:
+        move = moves.lay_off[0]
+        return LayOff(seat=seat, target=(move.owner, move.index), card=move.card, end=move.end)
+    return Discard(seat=seat, card=least_useful(state.hands[seat]))
 
 
 def _send(table: InProcessTable, command: Command) -> list[AnyEvent]:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Generator
 from zioncheck.application.reading import read_command, stock_empty
 from zioncheck.application.seeds import Dealer
 from zioncheck.bots.greedy import GreedyBot
-from zioncheck.contracts.commands import PLAY, Command, Discard, Reshuffle, TurnTimeout
+from zioncheck.contracts.commands import PLAY, Command, Discard, DrawStock, Reshuffle, TurnTimeout
 from zioncheck.contracts.dealer import ReshuffleRequest
 from zioncheck.contracts.events import AnyEvent, GameStarted, Rejected, TurnTimedOut
 from zioncheck.contracts.log import Entry
@@ -42,7 +42,8 @@ STAND_IN_STEPS = 60   # far more than any turn takes: a draw, a going down, lay-
 def stand_in(state: GameState, seat: int) -> Turn:
     """R19: the greedy bot plays the rest of `seat`'s turn, its choices seeded by the game, hand and
     turn alone, so deciding the same timeout again gives the same moves. Its refused moves are left
-    out (it then discards its first card); its moves never bring the seat's person back (R20)."""
+    out (it then draws from the stock, or once drawn discards its first card); its moves never bring the
+    seat's person back (R20)."""
     bot = GreedyBot(random.Random(f"{state.game_id}/{state.hand}/{state.turn_no}/{seat}"))
     played: list[AnyEvent] = []
     started = state.turn_no
@@ -50,7 +51,9 @@ def stand_in(state: GameState, seat: int) -> Turn:
         if state.game_over or state.hand_over or state.turn_no != started:
             break
         events = yield from turn(state, bot.move(state, seat), decide_move)
-        if refusal_of(events) is not None and state.drawn and state.hands[seat]:
+        if refusal_of(events) is not None and not state.drawn:   # say, a take R24.9 refuses a seat that is down
+            events = yield from turn(state, DrawStock(seat=seat), decide_move)
+        elif refusal_of(events) is not None and state.hands[seat]:
             events = yield from turn(state, Discard(seat=seat, card=state.hands[seat][0]), decide_move)
         if refusal_of(events) is not None:
             break   # nothing it may do: the turn waits for its next timeout

@@ -23,7 +23,7 @@ from zioncheck.services.wiring import prepare_topology
 FEW, MANY, LIMIT, SEATS = 1_000, 20_000, 100, 4
 ROUNDS = 5
 TARGET_GROWTH = 1.5   # the list at MANY games takes at most this many times its time at FEW
-VIEW = b'{"seq": 1, "players": 4, "hand": 1, "turn": 0, "totals": [0, 0, 0, 0]}'
+VIEW = b'{"seq": 1, "players": 4, "hand": 1, "turn": 0, "totals": [0, 0, 0, 0], "public": true}'   # listed to anyone
 
 
 async def store(js, first: int, last: int) -> None:

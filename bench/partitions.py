@@ -75,7 +75,7 @@ def run() -> list[Row]:
 
 async def _failover(server, games: int = 8) -> float:
     """Seconds from kill -9 of the table holding every partition to the moment every game has moved on."""
-    client = TimedClient(await connect(server.access, "bots"))
+    client = TimedClient(await connect(server.access, "gateway"))
     followers: list = []
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
     while len(followers) < games or any(len(f.batches) < 20 for f in followers):

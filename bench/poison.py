@@ -52,7 +52,7 @@ def bad_commands(game: str, rng: random.Random) -> list[tuple[str, bytes]]:
 
 
 async def soak(server: NatsServer) -> dict:
-    bots = await GameClient.connect(server.access, "bots")
+    bots = await GameClient.connect(server.access, "gateway")   # follows the log
     platform = await GameClient.connect(server.access, "platform")
     operator = await connect(server.access, "operator")
     games = [f"soak-{i}-{random.getrandbits(24):06x}" for i in range(GAMES)]

@@ -91,7 +91,7 @@ async def _game(client: TimedClient, index: int, followers: list) -> None:
 
 async def services_run(access: Access, games: int, seconds: float, intake: bool = True,
                        views: "ViewWatch | None" = None) -> dict:
-    client = TimedClient(await connect(access, "bots" if intake else "operator"), straight=not intake)
+    client = TimedClient(await connect(access, "gateway" if intake else "operator"), straight=not intake)
     followers: list = []
     started = time.perf_counter()
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]

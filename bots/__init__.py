@@ -2,11 +2,12 @@
 import random
 
 from zioncheck.bots.base import Bot
+from zioncheck.bots.expert import ExpertBot
 from zioncheck.bots.greedy import GreedyBot
 from zioncheck.bots.random_bot import RandomBot
 from zioncheck.bots.strong import StrongBot
 
-NAMES = ("greedy", "random", "strong")
+NAMES = ("greedy", "random", "strong", "expert")
 
 
 def make_bot(name: str, rng: random.Random) -> Bot:
@@ -16,4 +17,6 @@ def make_bot(name: str, rng: random.Random) -> Bot:
         return RandomBot(rng)
     if name == "strong":
         return StrongBot(rng)
+    if name == "expert":
+        return ExpertBot(rng)
     raise ValueError(f"unknown bot {name!r} (choose from {', '.join(NAMES)})")

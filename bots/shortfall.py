@@ -11,6 +11,7 @@ overlap need a second copy of the cards they share. A meld longer than the least
 the count, so only the shortest melds are tried.
 """
 from functools import lru_cache
+from itertools import combinations
 
 from zioncheck.domain.cards import JOKER, NATURALS, RANK_VALUE, RANKS, SUITS, card_at, rank, suit
 
@@ -34,11 +35,19 @@ _MOST_WINDOWS = 24
 def shortfall(cards: tuple[str, ...], sets: int, runs: int) -> tuple[int, Outs]:
     """The cards `cards` still lack to meet a contract of `sets` sets and `runs` runs, and the cards
     that would lower that by one (none when nothing is lacking)."""
+    short, outs, _, _ = _shortfall(tuple(sorted(cards)), sets, runs)
+    return short, outs
+
+
+def plan(cards: tuple[str, ...], sets: int, runs: int) -> tuple[int, Outs, frozenset[str], frozenset[str]]:
+    """`shortfall`, the cards of `cards` that some cheapest choice of melds keeps (a card outside them may go
+    without the hand falling further from the contract), and those that every cheapest choice keeps (a card
+    outside these may go, some cheapest choice left whole). Before the contract is met only."""
     return _shortfall(tuple(sorted(cards)), sets, runs)
 
 
 @lru_cache(maxsize=1 << 16)
-def _shortfall(cards: tuple[str, ...], sets: int, runs: int) -> tuple[int, Outs]:
+def _shortfall(cards: tuple[str, ...], sets: int, runs: int) -> tuple[int, Outs, frozenset[str], frozenset[str]]:
     jokers = 0
     by_rank = [0] * 14
     first = [0, 0, 0, 0]    # per suit, the values held once or more
@@ -57,6 +66,8 @@ def _shortfall(cards: tuple[str, ...], sets: int, runs: int) -> tuple[int, Outs]
     set_floor = _set_cost(by_rank, sets)[0]
     best = [1 << 20]
     outs: set[str] = set()
+    kept: set[str] = set()
+    core: list[set[str]] = []   # the cards every cheapest choice keeps, once one is found
 
     def settle(missing: int, empty: int, chosen: list[tuple[int, frozenset[str]]], by_rank_left: list[int]) -> None:
         cost, empty_sets, threshold = _set_cost(by_rank_left, sets)
@@ -68,14 +79,28 @@ def _shortfall(cards: tuple[str, ...], sets: int, runs: int) -> tuple[int, Outs]
         if short < best[0]:
             best[0] = short
             outs.clear()
+            kept.clear()
+            core.clear()
         if short == 0:
             return
+        used: set[str] = set()
         for i, held in chosen:
             outs.update(c for c in _WINDOWS[i][3] if c not in held)
-        if threshold:
+            used.update(held)
+        kept.update(used)
+        if sets:
             for value in range(1, 14):
-                if 0 < _slot(by_rank_left[value]) <= threshold:
+                slot = _slot(by_rank_left[value])
+                if 0 < slot <= threshold:
                     outs.update(_RANK_CARDS[value])
+                if by_rank_left[value] and slot <= threshold:
+                    kept.update(_RANK_CARDS[value])
+            for value in _set_core(by_rank_left, sets, threshold):
+                used.update(_RANK_CARDS[value])
+        if core:
+            core[0] &= used
+        else:
+            core.append(used)
         if missing - jokers > empty:
             outs.add(JOKER)
 
@@ -111,18 +136,29 @@ def _shortfall(cards: tuple[str, ...], sets: int, runs: int) -> tuple[int, Outs]
     if runs and best[0] == 1 << 20:   # no suit holds a card for a run: every run is still to come
         cost, empty_sets, _ = _set_cost(by_rank, sets)
         best[0] = max(empty_sets + runs, cost + 4 * runs - jokers)
-        return best[0], _ALL_OUTS
-    return best[0], frozenset(outs)
+        return best[0], _ALL_OUTS, frozenset(cards), frozenset()
+    return best[0], frozenset(outs), frozenset(kept), frozenset(core[0] if core else ())
 
 
 def clear_memory() -> None:
     """Forget the hands worked out so far (they are remembered, as a hand changes by a card a turn)."""
     _shortfall.cache_clear()
+    _whole.cache_clear()
+    _suit_table.cache_clear()
 
 
 def _slot(held: int) -> int:
     """The places a set of one rank still lacks when the hand holds `held` of that rank."""
     return max(0, 3 - held)
+
+
+def _set_core(by_rank: list[int], sets: int, threshold: int) -> list[int]:
+    """The ranks every cheapest choice of `sets` sets takes: those that lack fewer places than the dearest
+    set chosen (`threshold`), and those that lack as many where no other rank could take their place."""
+    below = [value for value in range(1, 14) if by_rank[value] and _slot(by_rank[value]) < threshold]
+    at = [value for value in range(1, 14) if by_rank[value] and _slot(by_rank[value]) == threshold]
+    taken = sum(1 + (by_rank[value] > 3 and _slot(by_rank[value] - 3) < threshold) for value in below)
+    return below + at if taken + len(at) <= sets else below
 
 
 def _set_cost(by_rank: list[int], sets: int) -> tuple[int, int, int]:
@@ -141,3 +177,132 @@ def _set_cost(by_rank: list[int], sets: int) -> tuple[int, int, int]:
     chosen = slots[:sets]
     empty = sets - len(chosen)
     return sum(chosen) + 3 * empty, empty, 3 if empty else (chosen[-1] if chosen else 0)
+
+
+# --- R24.6: a contract laid whole -----------------------------------------------------------------------
+
+_NONE = -(1 << 20)   # no melds of that shape at all
+_ACE = 1 << 1 | 1 << 14
+
+
+def whole_shortfall(cards: tuple[str, ...], sets: int, runs: int, places: int) -> int:
+    """R24.6: the cards `cards` still lack before `places` cards, every card of the hand among them, make
+    the contract's `sets` sets and `runs` runs. Its melds may be as long as the places need; every place
+    none of its naturals fills is a card to get, less its jokers. A hand about to draw counts the card the
+    draw brings (`places` one more than it holds): none short, it goes out with the right draw.
+
+    Two runs of one suit are apart, or overlap where the hand holds a second copy, or touch with nine cards
+    or more (R12a); an ace is read at either end of its suit, once a copy. Sets take every card of their
+    ranks, of ranks the hand holds."""
+    return _whole(tuple(sorted(cards)), sets, runs, places)
+
+
+@lru_cache(maxsize=1 << 16)
+def _whole(cards: tuple[str, ...], sets: int, runs: int, places: int) -> int:
+    jokers = cards.count(JOKER)
+    naturals = [card for card in cards if card != JOKER]
+    best = _NONE
+    for chosen in _set_choices(naturals, sets):
+        set_places = sum(max(3, n) for n in chosen.values()) + 3 * (sets - len(chosen))
+        run_places = places - set_places
+        if run_places < 4 * runs:
+            continue
+        covered = sum(chosen.values())
+        if runs:
+            shapes = [[0, 0, 0] for _ in SUITS]   # per suit: values held once, twice, aces held
+            for card in naturals:
+                if rank(card) in chosen:
+                    continue
+                s, bits, _ = _CARD[card]
+                shape = shapes[s]
+                if bits == _ACE:
+                    shape[2] += 1
+                elif shape[0] & bits:
+                    shape[1] |= bits
+                else:
+                    shape[0] |= bits
+            covered += _runs_covered(tuple(tuple(shape) for shape in shapes), runs, run_places)
+        best = max(best, covered)
+    if best < 0:
+        return places   # no melds of the contract's shape fit the places: every card is still to come
+    return max(0, places - best - jokers)
+
+
+def _set_choices(naturals: list[str], sets: int) -> list[dict[str, int]]:
+    """Every choice of `sets` ranks the hand holds (fewer if it holds fewer), each with the cards it holds of
+    that rank; one empty choice for a contract of runs alone."""
+    if not sets:
+        return [{}]
+    held: dict[str, int] = {}
+    for card in naturals:
+        held[rank(card)] = held.get(rank(card), 0) + 1
+    return [{r: held[r] for r in chosen} for chosen in combinations(sorted(held), min(sets, len(held)))] or [{}]
+
+
+def _runs_covered(shapes: tuple[tuple[int, ...], ...], runs: int, places: int) -> int:
+    """The most naturals `runs` runs of at most `places` places in all can hold: each suit's own best, per
+    number of runs and places (`_suit_runs`), joined one suit at a time."""
+    joined = [[0] * (places + 1)] + [[_NONE] * (places + 1) for _ in range(runs)]
+    for first, second, aces in shapes:
+        if not first and not aces:
+            continue   # a suit the hand holds nothing of adds no run worth laying
+        table = _suit_runs(first, second, aces, runs, places)
+        merged = [row[:] for row in joined]
+        for k in range(1, runs + 1):
+            row = merged[k]
+            for k2 in range(1, k + 1):
+                left, right = joined[k - k2], table[k2]
+                for used in range(places + 1):
+                    a = left[used]
+                    if a < 0:
+                        continue
+                    for extra in range(4 * k2, places - used + 1):
+                        b = right[extra]
+                        if a + b > row[used + extra]:
+                            row[used + extra] = a + b
+        joined = merged
+    return max(joined[runs])
+
+
+def _suit_runs(first: int, second: int, aces: int, runs: int, places: int) -> tuple[tuple[int, ...], ...]:
+    """For one suit (values held once and twice as bits 2 to 13, aces counted apart): per number of runs up
+    to `runs`, per places up to `places`, the most of its cards runs of at most those places hold (R12a).
+    Worked out for 16 places at least, and remembered: a hand's suits change a card a turn."""
+    return _suit_table(first, second, aces, runs, max(places, 16))
+
+
+@lru_cache(maxsize=1 << 14)
+def _suit_table(first: int, second: int, aces: int, runs: int, places: int) -> tuple[tuple[int, ...], ...]:
+    held = first | (_ACE if aces else 0)
+    cards = first.bit_count() + second.bit_count() + aces
+    # A run's ends are cards the hand holds, but for a run of four, which may start anywhere.
+    spans = [(low, high, sum(1 << v for v in range(low, high + 1)) & ~_ACE, (low == 1) + (high == 14))
+             for low in range(1, 12) for high in range(low + 3, 15)
+             if high - low + 1 <= places and (high - low == 3 or held >> low & 1 and held >> high & 1)]
+    table = [[0] * (places + 1)] + [[_NONE] * (places + 1) for _ in range(runs)]
+    # Three runs of one suit are tried only where it holds cards enough for them to be worth it.
+    for count in range(1, min(runs, 3 if cards >= 7 else 2) + 1):
+        row = table[count]
+        for chosen in combinations(spans, count):   # in order of their low ends
+            length = 0
+            union = twice = 0
+            ends = 0
+            last_high = last_length = -1
+            for low, high, bits, at_ace in chosen:
+                if last_high + 1 == low and last_length + high - low + 1 < 9:
+                    break   # R12a: two runs that touch with fewer than nine cards are one run
+                length += high - low + 1
+                twice |= union & bits
+                union |= bits
+                ends += at_ace
+                last_high, last_length = high, high - low + 1
+            else:
+                if length > places:
+                    continue
+                covered = (first & union).bit_count() + (second & twice).bit_count() + min(aces, ends)
+                if covered > row[length]:
+                    row[length] = covered
+    for row in table:   # at most so many places: the best of fewer
+        for used in range(1, places + 1):
+            row[used] = max(row[used], row[used - 1])
+    return tuple(tuple(row) for row in table)

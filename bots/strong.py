@@ -10,71 +10,62 @@ Its choices depend on nothing but the sight, so it needs none of the generator i
 """
 import random
 
-from zioncheck.bots.base import swaps_on
-from zioncheck.bots.shortfall import shortfall
-from zioncheck.bots.sight import Sight, sight_of
+from zioncheck.bots.base import SeatBot
+from zioncheck.bots.shortfall import shortfall, whole_shortfall
+from zioncheck.bots.sight import Sight
 from zioncheck.contracts.commands import (
     ClaimDiscard,
     Command,
     Discard,
     DrawStock,
-    End,
     GoDown,
     LayOff,
     SwapJoker,
     TakeDiscard,
 )
+from zioncheck.contracts.views import LayOffMove
 from zioncheck.domain.cards import JOKER, points
 from zioncheck.domain.laying_off import fitting_ends
 from zioncheck.domain.legal import contract_melds
-from zioncheck.domain.state import GameState
+from zioncheck.domain.presets import PRESET_RULES, ZIONCHECK, Ruleset
+from zioncheck.domain.state import PlacedMeld
 
 
-class StrongBot:
+class StrongBot(SeatBot):
     name = "strong"
 
     def __init__(self, rng: random.Random):
         self.rng = rng
 
-    def move(self, state: GameState, seat: int) -> Command:
-        return self.decide(sight_of(state, seat))
-
-    def out_of_turn(self, state: GameState, seat: int) -> list[Command]:
-        return self.react(sight_of(state, seat))
-
-    # --- from the seat's sight alone -------------------------------------------------------------------
-
     def decide(self, sight: Sight) -> Command:
-        """The turn's next step (R9): draw, swap, go down, lay off or discard."""
-        seat, hand = sight.seat, sight.cards
+        """The turn's next step (R9): draw, swap, go down, lay off or discard; each a move the rules allow."""
+        seat, moves = sight.seat, sight.moves
         if not sight.drawn:
-            return TakeDiscard(seat=seat) if sight.can_take() and self.takes(sight) else DrawStock(seat=seat)
-        swaps = joker_swaps(sight)
-        if swaps:
-            return swaps[0]
-        if not sight.down[seat]:
-            melds = contract_melds(hand, sight.contract)
-            if melds:
-                return GoDown(seat=seat, melds=melds)
-        elif len(hand) > 1:
-            fits = lay_offs(sight, hand)
-            if fits:
-                card, meld, end = fits[0]
-                return LayOff(seat=seat, target=meld, card=card, end=end)
+            return TakeDiscard(seat=seat) if moves.take_discard and self.takes(sight) else DrawStock(seat=seat)
+        if moves.swap_joker:
+            swap = moves.swap_joker[0]
+            return SwapJoker(seat=seat, target=(swap.owner, swap.index), card=swap.card)
+        if moves.go_down:
+            return GoDown(seat=seat, melds=moves.go_down)
+        fits = lay_offs(moves.lay_off, sight.table)
+        if fits:
+            fit = fits[0]
+            return LayOff(seat=seat, target=(fit.owner, fit.index), card=fit.card, end=fit.end)
         return Discard(seat=seat, card=self.shed(sight))
 
     def react(self, sight: Sight) -> list[Command]:
-        """Out of turn, after a discard: a joker swap (R14), and a claim (R11a) on a card that helps."""
-        commands: list[Command] = [*joker_swaps(sight)[:1]]
-        seat = sight.seat
-        if (sight.window_open and sight.can_take() and seat != sight.turn and not sight.down[seat]
-                and sight.top is not None and nearer(sight, sight.cards, sight.top)):
+        """Out of turn, after a discard: a joker swap (R14), and a claim (R11a) on a card that helps enough to
+        pay for it (R24.5)."""
+        seat, moves = sight.seat, sight.moves
+        commands: list[Command] = [SwapJoker(seat=seat, target=(swap.owner, swap.index), card=swap.card)
+                                   for swap in moves.swap_joker[:1]]
+        if moves.claim and not sight.down[seat] and sight.top is not None and buys(sight, sight.top):
             commands.append(ClaimDiscard(seat=seat))
         return commands
 
     def takes(self, sight: Sight) -> bool:
-        """Whether the top discard beats a card from the stock: one it can lay off once down, or one that
-        brings the contract nearer before."""
+        """Whether the top discard beats a card from the stock: one it can lay off once down; before, one
+        that goes out (R24.6) or brings the contract nearer."""
         top = sight.top
         if top is None:
             return False
@@ -83,36 +74,79 @@ class StrongBot:
         return nearer(sight, sight.cards, top)
 
     def shed(self, sight: Sight) -> str:
-        """The card to discard."""
-        hand = sight.cards
-        naturals = [card for card in hand if card != JOKER]
-        if not naturals:
-            return JOKER
-        if sight.down[sight.seat]:
-            return max(naturals, key=lambda card: (points(card) - feeds(sight, card), card))
-        contract = sight.contract
-        unseen = sight.unseen()
-        pressure = end_pressure(sight)
-        best, best_score = naturals[0], None
-        for card in dict.fromkeys(naturals):
-            rest = _less(hand, card)
-            short, outs = shortfall(rest, contract.sets, contract.runs)
-            live = sum(max(0, unseen[out]) for out in outs)
-            score = (short, -live + 0.05 * feeds(sight, card) - pressure * points(card), card)
-            if best_score is None or score < best_score:
-                best, best_score = card, score
-        return best
+        """The card to discard: never one a seat about to go out could lay off, while another will do."""
+        return shed_order(sight)[0]
 
 
-def nearer(sight: Sight, hand: tuple[str, ...], card: str) -> bool:
-    """Whether `card` added to `hand` (and the least useful card shed, if it is the turn's draw) brings
-    the contract a card nearer."""
+def shed_order(sight: Sight) -> list[str]:
+    """The cards the seat may discard, the one it sheds first: once down, the dearest (R3, R24.3), a card
+    a seat that is down could lay off weighing against it; before, the card whose loss leaves the hand
+    nearest its contract (bots/shortfall.py), with the most unseen cards still able to help, a card's
+    points weighing more as another seat nears going out. A card a seat about to go out could lay off
+    comes after every other (`unfed`), and a joker last."""
+    hand = sight.cards
+    choices = [card for card in (sight.moves.discard or dict.fromkeys(hand)) if card != JOKER]
+    if not choices:
+        return [JOKER]
+    first = unfed(sight, choices)
+    last = [card for card in choices if card not in first] + [JOKER] * (JOKER in hand)
+    pips = rules_of(sight).pips
+    if sight.down[sight.seat]:
+        return sorted(first, key=lambda card: (points(card, pips) - feeds(sight, card), card), reverse=True) + last
     contract = sight.contract
+    unseen = sight.unseen()
+    pressure = end_pressure(sight)
+    scored = []
+    for card in first:
+        rest = _less(hand, card)
+        short, outs = shortfall(rest, contract.sets, contract.runs)
+        if contract.whole:   # R24.6: every card in the melds, the next draw's among them
+            short = whole_shortfall(rest, contract.sets, contract.runs, len(rest) + 1)
+        live = sum(max(0, unseen[out]) for out in outs)
+        scored.append(((short, -live + 0.05 * feeds(sight, card) - pressure * points(card, pips), card), card))
+    return [card for _, card in sorted(scored)] + last
+
+
+def rules_of(sight: Sight) -> Ruleset:
+    """R24: the rules of the game the seat plays, as its preset reads them (a house's own options are not in
+    a seat's sight; its legal moves, `Sight.moves`, follow them all the same)."""
+    return PRESET_RULES.get(sight.game, ZIONCHECK)
+
+
+def nearer(sight: Sight, hand: tuple[str, ...], card: str, extra: int = 0) -> bool:
+    """Whether `card` added to `hand` brings the contract a card nearer: where the turn's draw is, the least
+    useful card shed after it. R24.6: a contract laid whole counts every card of the hand and a place for
+    the next draw; a claim, which comes with no discard, `extra` places more (1, and 1 for R24.5's penalty
+    card, unseen): the card must go out at once or fill more places than it adds."""
+    contract = sight.contract
+    if contract.whole:
+        places = len(hand) + 1
+        if extra == 0 and contract_melds(hand + (card,), contract):
+            return True   # it goes out at once
+        before = whole_shortfall(hand, contract.sets, contract.runs, places)
+        return whole_shortfall(hand + (card,), contract.sets, contract.runs, places + extra) < before
     before, _ = shortfall(hand, contract.sets, contract.runs)
     if before == 0:
         return False
     after, _ = shortfall(hand + (card,), contract.sets, contract.runs)
     return after < before
+
+
+# R24.5: a buy brings the card and the stock's top card, one card more to lay off or to score. It is
+# worth that card when it leaves the contract this near (or a hand laid whole no further off).
+BUY_NEAR = 1
+
+
+def buys(sight: Sight, card: str) -> bool:
+    """R11a, R24.5: whether to claim `card` out of turn. It must bring the contract nearer; where a claim
+    costs the stock's top card too, only when that leaves the contract at most BUY_NEAR cards away. In a
+    hand laid whole (R24.6) every card claimed is a card more to fit, the penalty card among them."""
+    rules, contract = rules_of(sight), sight.contract
+    if contract.whole:
+        return nearer(sight, sight.cards, card, extra=1 + rules.penalty_card)
+    if not nearer(sight, sight.cards, card):
+        return False
+    return not rules.penalty_card or shortfall(sight.cards + (card,), contract.sets, contract.runs)[0] <= BUY_NEAR
 
 
 def end_pressure(sight: Sight) -> float:
@@ -132,21 +166,29 @@ def feeds(sight: Sight, card: str) -> int:
     return 0
 
 
-def lay_offs(sight: Sight, hand: tuple[str, ...]) -> list[tuple[str, tuple[int, int], End | None]]:
-    """Every (card, meld, end) the seat may lay off (R13): naturals first; a joker goes on a set, where no
-    one can take it back (R14), before a run."""
-    found = []
-    for card in dict.fromkeys(hand):
-        for meld in sight.table:
-            for end in fitting_ends(meld, card):
-                found.append((card, (meld.owner, meld.index), end, card == JOKER and meld.kind == "run"))
-    found.sort(key=lambda fit: (fit[0] == JOKER, fit[3]))
-    return [(card, meld, end) for card, meld, end, _ in found]
+# A seat that is down with this many cards or fewer goes out on the card it can lay off (R13, R15).
+GOING_OUT = 2
 
 
-def joker_swaps(sight: Sight) -> list[SwapJoker]:
-    """R14: every joker in a run that this seat holds the natural card for."""
-    return swaps_on(sight.table, sight.cards, sight.seat)
+def unfed(sight: Sight, choices: list[str]) -> list[str]:
+    """The cards of `choices` that no seat about to go out could lay off: a seat down with GOING_OUT cards
+    or fewer that may take the discard (R10, R11a; R24.9 where the game lets it); all of them, if every one
+    feeds it."""
+    may_take = rules_of(sight).buy_when_down
+    hungry = [s for s in range(sight.players) if s != sight.seat and sight.down[s] and may_take
+              and sight.hand_sizes[s] <= GOING_OUT]
+    if not hungry:
+        return choices
+    safe = [card for card in choices if not any(fitting_ends(meld, card) for meld in sight.table)]
+    return safe or choices
+
+
+def lay_offs(moves: list[LayOffMove], table: tuple[PlacedMeld, ...]) -> list[LayOffMove]:
+    """The lay-offs the rules allow (R13), naturals first; a joker goes on a set, where no one can take it
+    back (R14), before a run."""
+    kinds = {(meld.owner, meld.index): meld.kind for meld in table}
+    return sorted(moves, key=lambda move: (move.card == JOKER, move.card == JOKER and
+                                           kinds.get((move.owner, move.index)) == "run"))
 
 
 def _less(hand: tuple[str, ...], card: str) -> tuple[str, ...]:

@@ -26,7 +26,15 @@ from typing import Literal
 
 import msgspec
 
-from zioncheck.contracts.archive import HistoryAsk, HistoryPage, IndexEntry, PartAsk, RecordsRefused, Removal
+from zioncheck.contracts.archive import (
+    HistoryAsk,
+    HistoryPage,
+    IndexEntry,
+    PartAsk,
+    RecordsRefused,
+    Removal,
+    Removed,
+)
 from zioncheck.contracts.commands import (
     DEALER,
     PLAY,
@@ -54,6 +62,7 @@ from zioncheck.services.bus.topology import (
     SCORES,
     STANDINGS,
     VIEWS,
+    bot_view_key,
     commands_stream,
     feed_subject,
     game_key,
@@ -68,6 +77,7 @@ from zioncheck.services.bus.topology import (
     rejected_subject,
     removal_subject,
     remove_subject,
+    removed_subject,
     schedule_subject,
     score_subject,
     seat_view_key,
@@ -177,6 +187,7 @@ FEED_ID = Header("Nats-Msg-Id", (
     "feed:<game>:<seq>: one message per log batch; a rebuild (zioncheck rebuild-views --feed) "
     "republishes without it, so a reader drops any seq it has already applied."))
 INDEX_ID = Header("Nats-Msg-Id", "index:<game>:<started_at>: the archiver's, one entry a game.", required=True)
+REMOVED_ID = Header("Nats-Msg-Id", "removed:<game>: the archiver's, one record a game.", required=True)
 REMOVAL_AT = Header("Nats-Schedule", "@at <RFC 3339 UTC time>: when the game's retention has run.", required=True)
 REMOVAL_TARGET = Header("Nats-Schedule-Target", "zc.remove.<game>: where the server delivers it.", required=True)
 REMOVAL_BY = Header("Nats-Scheduler", (
@@ -194,10 +205,12 @@ CHANNELS = {
         "a reason (nothing stored), or stores the command (its stores of many games share one synced write) "
         "and answers `Taken`: the command's seq in its game's commands stream (an intake of an earlier "
         "version let the stream answer with its own ack, `StreamAck`, which decode_reply reads too). "
-        "Refused: larger than 16 KiB, empty, nested deeper than 8, or not a command "
-        "(bad_command, with the R18 refusal), a bad game id or key, a move for a game not in play (no_game), "
-        "a start past the tenant's games in play (too_many_games), the tenant over its rate (over_rate). "
-        "A limit of the store reads as store_full (contracts.intake.decode_reply). The seq comes back "
+        "Refused: larger than 16 KiB, empty, nested deeper than 8, not a command, or with a field no command "
+        "of its type declares (bad_command, with the R18 refusal), a bad game id or key, a move for a game not "
+        "in play (no_game), a start past the tenant's games in play or past its share of the views or the feed "
+        "(too_many_games), the tenant over its commands or bytes a second (over_rate, saying when to send "
+        "again). A limit of the store, or the tenant's share of the feed held whole, reads as store_full "
+        "(contracts.intake.decode_reply). The seq comes back "
         "as the `cause` of the command's batch in the log: the views show it as `applied` once folded, "
         "and a seat's view lists the seat's refusals by it. The intake stores it on "
         f"{stored_command_subject(PARTITION, GAME, PLAY)} in stream {COMMANDS}, which only it may publish on.")),
@@ -256,6 +269,12 @@ CHANNELS = {
         "least a command's seq (the intake's answer), the command was refused if a refusal has that seq as "
         "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway). Each put "
         f"is republished on {view_live_subject(seat_view_key(TENANT_GAME, SEAT))}.")),
+    "botView": Channel(kv_subject(VIEWS, bot_view_key(TENANT_GAME, SEAT)), "Bot seat view", (
+        f"The KV bucket {VIEWS}, key <tenant>.<game>.bot.<seat>: the seat view of a seat the house's bots service "
+        "plays (a seat its start gives a bot, when `bots_by` is \"service\"), put with the seat's own view. The "
+        "bots' login reads these keys and nothing else of a game (no log, no other seat's view): the bots "
+        "service plays each seat from its own view. Each put is republished on "
+        f"{view_live_subject(bot_view_key(TENANT_GAME, SEAT))}.")),
     "historyList": Channel(records_subject(TENANT, "list"), "Archived games", (
         "Request/reply to the records service (queue group zc-records, NATS Services API): a page of the "
         "tenant's archived games, each an IndexEntry (its manifest: seats, times, hands, outcome, winners, "
@@ -287,7 +306,12 @@ CHANNELS = {
         f"What a removal's schedule delivers when it is due (stream {REMOVALS}). Nobody may publish here. "
         "The archiver then checks that the game is over in its log, indexed, and its archive in the store, "
         "and purges the game's commands and log up to what the archive holds, its pending deadline, feed, "
-        "scores, views and standings.")),
+        "scores, views, standings, mark in the register of games in play and seeds.")),
+    "removed": Channel(removed_subject(TENANT_GAME), "A game's removal, done", (
+        f"Stream {HISTORY}, beside the game's index entry: the record that the game left the hot streams, "
+        "written by the archiver before it purges anything, once, and kept for ever. The archiver takes out "
+        "again, as it says, whatever of the game a server brings back after an unclean shutdown "
+        "(docs/history.md, \"Removed for good\").")),
 }
 
 OPERATIONS = {
@@ -305,6 +329,8 @@ OPERATIONS = {
     "receivePublicView": Operation("receive", "publicView", "Read or watch a game's public view."),
     "receiveSeatView": Operation("receive", "seatView", "Read or watch one seat's view: its cards and the "
                                  "outcome of its commands."),
+    "receiveBotView": Operation("receive", "botView", "The bots service follows each seat it plays by that "
+                                "seat's view alone."),
     "listArchived": Operation("send", "historyList", "A platform lists its archived games.",
                               reply="historyListReply"),
     "fetchArchive": Operation("send", "archive", "A platform fetches an ended game's signed archive.",
@@ -316,6 +342,7 @@ OPERATIONS = {
                                  "streams."),
     "receiveRemoval": Operation("receive", "removalsDue", "The archiver takes a finished game out of the hot "
                                 "streams when its removal falls due."),
+    "recordRemoval": Operation("send", "removed", "The archiver records that a game left the hot streams."),
 }
 
 MESSAGES = [
@@ -340,6 +367,7 @@ MESSAGES = [
     Message("receiveFeed", FeedBatch, "The public side of one log batch.", (FEED_ID,)),
     Message("receivePublicView", PublicView, "A game's public view: no card not on the table or the pile."),
     Message("receiveSeatView", SeatView, "One seat's view: the public view, the seat's cards and its refusals."),
+    Message("receiveBotView", SeatView, "The view of a seat the bots service plays: its cards and its refusals."),
     Message("listArchived", HistoryAsk, "Which archived games: dates, a seat, an outcome, a winner, a page."),
     Message("listArchived", HistoryPage, "A page of the tenant's archived games.", reply=True),
     Message("listArchived", RecordsRefused, "No page, and why.", reply=True),
@@ -353,6 +381,8 @@ MESSAGES = [
     Message("scheduleRemoval", Removal, "The game's removal, once its retention has run.",
             (REMOVAL_AT, REMOVAL_TARGET)),
     Message("receiveRemoval", Removal, "The game's removal, due.", (REMOVAL_BY,)),
+    Message("recordRemoval", Removed, "The removal done, when, and each stream's last sequence then.",
+            (REMOVED_ID,)),
 ]
 
 

@@ -6,11 +6,15 @@ from zioncheck.cli.options import CommandFailed, whole
 from zioncheck.services.bus.access import (
     DEFAULT_PARTITIONS,
     ROLES,
+    TENANT_ROLES,
+    TenantLimits,
     add_user,
     make_credentials,
     public_key,
     read_credentials,
+    read_tenant_limits,
     rights_of,
+    set_tenant_limits,
     write_server_files,
 )
 from zioncheck.services.bus.embedded import CREDENTIALS
@@ -37,6 +41,13 @@ def add(sub) -> None:
     p.add_argument("--replicas", type=whole, default=1, choices=(1, 3, 5),
                    help=words.CREDENTIALS_REPLICAS_HELP)
     p.add_argument("--archive-key", action="store_true", help=words.CREDENTIALS_ARCHIVE_KEY_HELP)
+    defaults = TenantLimits()
+    p.add_argument("--max-connections", type=whole, metavar=words.METAVAR_N,
+                   help=words.CREDENTIALS_MAX_CONNECTIONS_HELP.format(default=defaults.connections))
+    p.add_argument("--max-subscriptions", type=whole, metavar=words.METAVAR_N,
+                   help=words.CREDENTIALS_MAX_SUBSCRIPTIONS_HELP.format(default=defaults.subscriptions))
+    p.add_argument("--max-payload", type=whole, metavar=words.METAVAR_N,
+                   help=words.CREDENTIALS_MAX_PAYLOAD_HELP.format(default=defaults.payload))
     p.set_defaults(func=main)
 
 
@@ -50,8 +61,12 @@ def main(args) -> int:
         return 0
     if bool(args.add) != bool(args.role):
         raise CommandFailed(words.ADD_AND_ROLE)
-    if args.tenant and args.role != "spectator":
-        raise CommandFailed(words.TENANT_IS_FOR_SPECTATORS)
+    limits = dict(connections=args.max_connections, subscriptions=args.max_subscriptions, payload=args.max_payload)
+    setting = any(value is not None for value in limits.values())
+    if setting and not args.tenant:
+        raise CommandFailed(words.LIMITS_NEED_TENANT)
+    if args.tenant and args.role not in (*TENANT_ROLES, None) or args.tenant and not (args.add or setting):
+        raise CommandFailed(words.TENANT_IS_FOR_TENANT_ROLES)
     folder = Path(args.deploy) / "credentials" if args.deploy else Path(args.dir)
     try:
         make_credentials(folder)
@@ -59,6 +74,8 @@ def main(args) -> int:
             if args.add in read_credentials(folder):
                 raise CommandFailed(words.LOGIN_EXISTS.format(user=args.add, folder=folder))
             add_user(folder, args.add, args.role, args.tenant)
+        if setting:
+            set_tenant_limits(folder, args.tenant, **limits)
         if args.deploy:
             routes = [route.strip() for route in args.routes.split(",") if route.strip()]
             for path in write_server_files(Path(args.deploy), routes, args.partitions, args.replicas):
@@ -75,4 +92,9 @@ def main(args) -> int:
         print(words.LOGIN_LINE.format(user=f"{user:<12}", role=f"{credential.role:<10}", tenant=tenant,
                                       file=folder / (user + ".json"), publish=len(rights.publish),
                                       subscribe=len(rights.subscribe) + 1))
+    limits_of = read_tenant_limits(folder)
+    for tenant in sorted({c.tenant for c in read_credentials(folder).values() if c.tenant} | set(limits_of)):
+        held = limits_of.get(tenant, TenantLimits())
+        print(words.TENANT_LIMITS_LINE.format(tenant=tenant, connections=held.connections,
+                                              subscriptions=held.subscriptions, payload=held.payload))
     return 0

@@ -4,9 +4,9 @@ import sys
 
 from zioncheck.cli import season_export, words
 from zioncheck.cli.history_cmd import add_query
-from zioncheck.cli.log_reader import list_games, read_game_log
+from zioncheck.cli.log_reader import list_games, read_game_log, tell_skipped
 from zioncheck.cli.options import CommandFailed, add_bus, whole
-from zioncheck.contracts.log import write_jsonl
+from zioncheck.contracts.log import NotABatch, write_jsonl
 
 
 def add(sub) -> None:
@@ -47,7 +47,7 @@ def games(args) -> int:
     return 0
 
 
-SEASON_OPTIONS = ("tenant", "since", "until", "seat", "outcome", "won_by", "limit")
+SEASON_OPTIONS = ("tenant", "since", "until", "seat", "outcome", "won_by", "rules", "limit")
 
 
 def export(args) -> int:
@@ -60,7 +60,10 @@ def export(args) -> int:
     if given := [name for name in SEASON_OPTIONS if getattr(args, name) is not None]:
         option = "--" + {"since": "from", "until": "to"}.get(given[0], given[0]).replace("_", "-")
         raise CommandFailed(words.ONLY_WITH_PARQUET.format(option=option))
-    entries = read_game_log(args.game, args.nats_url, args.credentials, args.archive)
+    skipped: list[NotABatch] = []
+    entries = read_game_log(args.game, args.nats_url, args.credentials, args.archive, skipped)
+    if told := tell_skipped(skipped):
+        print(told, file=sys.stderr)
     data = write_jsonl(entries)
     if args.output:
         try:

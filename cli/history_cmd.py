@@ -9,8 +9,8 @@ from zioncheck.bots import NAMES
 from zioncheck.cli import words
 from zioncheck.cli.log_reader import READER
 from zioncheck.cli.options import CommandFailed, add_bus, check_range, whole
-from zioncheck.contracts.archive import IndexEntry
-from zioncheck.contracts.commands import PERSON
+from zioncheck.contracts.archive import IndexEntry, rules_of
+from zioncheck.contracts.commands import PERSON, PRESETS
 from zioncheck.domain.dealing import MAX_PLAYERS
 from zioncheck.services.bus.access import Access, connect
 from zioncheck.services.bus.embedded import bus
@@ -32,7 +32,7 @@ def add(sub) -> None:
 
 
 def add_query(p) -> None:
-    """The options that choose archived games: tenant, dates, seat, outcome, winner."""
+    """The options that choose archived games: tenant, dates, seat, outcome, winner, the game's rules (R24)."""
     p.add_argument("--tenant", metavar=words.METAVAR_TENANT, help=words.HISTORY_TENANT_HELP)
     p.add_argument("--from", dest="since", type=_when, metavar=words.METAVAR_WHEN, help=words.HISTORY_FROM_HELP)
     p.add_argument("--to", dest="until", type=_when, metavar=words.METAVAR_WHEN, help=words.HISTORY_TO_HELP)
@@ -42,6 +42,7 @@ def add_query(p) -> None:
     p.add_argument("--outcome", choices=OUTCOMES, help=words.HISTORY_OUTCOME_HELP)
     p.add_argument("--won-by", type=_seat, metavar=words.METAVAR_SEAT_OR_NAME,
                    help=words.HISTORY_WON_BY_HELP.format(names=sitters))
+    p.add_argument("--rules", choices=PRESETS, help=words.HISTORY_RULES_HELP.format(names=", ".join(PRESETS)))
 
 
 def _when(text: str) -> str:
@@ -74,7 +75,7 @@ def query_of(args, limit: int = DEFAULT_PAGE, after: int = 0) -> Query:
     if args.won_by is not None and args.outcome == "abandoned":
         raise CommandFailed(words.ABANDONED_HAS_NO_WINNER)
     return Query(tenant=args.tenant, start=start, end=end, seat=args.seat, outcome=args.outcome, won_by=args.won_by,
-                 after=after, limit=limit)
+                 after=after, limit=limit, rules=args.rules)
 
 
 def main(args) -> int:
@@ -110,16 +111,16 @@ async def _page(access: Access, query: Query, unreadable: list[int]) -> Page:
 
 def table(entries: list[IndexEntry], seqs: list[int]) -> list[str]:
     """One line a game, under a heading, each column as wide as its widest cell."""
-    rows = [(words.COLUMN_NUMBER, words.COLUMN_STARTED, words.COLUMN_TENANT, words.COLUMN_GAME, words.COLUMN_SEATS,
-             words.COLUMN_HANDS, words.COLUMN_OUTCOME, words.COLUMN_TOTALS)]
+    rows = [(words.COLUMN_NUMBER, words.COLUMN_STARTED, words.COLUMN_TENANT, words.COLUMN_GAME, words.COLUMN_RULES,
+             words.COLUMN_SEATS, words.COLUMN_HANDS, words.COLUMN_OUTCOME, words.COLUMN_TOTALS)]
     for seq, entry in zip(seqs, entries, strict=True):
         m = entry.manifest
         outcome = (words.HISTORY_ABANDONED if m.outcome == "abandoned"
                    else words.HISTORY_WON_BY.format(seats=", ".join(map(str, m.winners))))
-        rows.append((str(seq), f"{utc(m.started_at):%Y-%m-%d %H:%M}", m.tenant, m.game,
+        rows.append((str(seq), f"{utc(m.started_at):%Y-%m-%d %H:%M}", m.tenant, m.game, rules_of(m),
                      " ".join(words.SEAT_PERSON if sitter == PERSON else sitter for sitter in m.seats),
                      str(m.hands), outcome, ", ".join(map(str, m.totals))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    right = {0, 5}   # numbers
+    right = {0, 6}   # numbers
     return ["  ".join(cell.rjust(width) if i in right else cell.ljust(width)
                       for i, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]

@@ -71,6 +71,9 @@ def narrate(event: ev.Event, state: GameState, hide_draws_from: int | None = Non
         case ev.WentDown():
             melds = " | ".join(" ".join(map(show, m.cards)) for m in event.melds)
             return ["  " + say("tell.went_down", seat=event.seat, melds=melds)]
+        case ev.LaidOff() if isinstance(event.position, int):   # R24.11: the joker moved to an end
+            return ["  " + say("tell.joker_moved", seat=event.seat, card=show(event.card), owner=event.owner,
+                               meld=event.index + 1, end=say(f"tell.end.{event.end}"))]
         case ev.LaidOff():
             return ["  " + say("tell.laid_off", seat=event.seat, card=show(event.card), owner=event.owner,
                                meld=event.index + 1)]

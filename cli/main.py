@@ -10,8 +10,10 @@ import os
 import sys
 
 import nats.errors
+import structlog
 
 from zioncheck.cli import (
+    archive_cmd,
     asyncapi_cmd,
     credentials_cmd,
     games_cmd,
@@ -32,9 +34,10 @@ from zioncheck.cli.options import CommandFailed
 from zioncheck.contracts.languages import LANGUAGES
 from zioncheck.services.bus.access import NoLogin
 from zioncheck.services.bus.topology import NoPartitions, PartitionMismatch
+from zioncheck.services.observability import configure_logging
 
 SUBCOMMANDS = [run_cmd, play_cmd, serve_cmd, scenario_cmd, simulate_cmd, replay_cmd, games_cmd, history_cmd,
-               views_cmd, migrate_cmd, credentials_cmd, verify_cmd, asyncapi_cmd, openapi_cmd]
+               views_cmd, migrate_cmd, credentials_cmd, archive_cmd, verify_cmd, asyncapi_cmd, openapi_cmd]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -51,6 +54,8 @@ READER_GONE = 128 + 13   # 128 + SIGPIPE, as a shell reports a command its pipe'
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if not structlog.is_configured():   # a line the house logs goes to stderr, never into a command's output
+        configure_logging("warning")
     try:
         # The language comes first, as the help and every word depend on it: --lang anywhere, or the environment.
         words.use(words.choose_language(argv, os.environ))

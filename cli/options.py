@@ -75,9 +75,14 @@ async def start_game(client: GameClient, follower: Follower, game: str, players:
 def replay_hint(game: str) -> str:
     """The lines that say how to replay `game`, naming this command as the person called it
     (.venv/bin/zioncheck after `make run`)."""
+    return words.REPLAY_IT.format(me=me(), game=game)
+
+
+def me() -> str:
+    """This command as the person called it, for the commands it tells them to run next: .venv/bin/zioncheck
+    after `make run`, else zioncheck."""
     path = os.path.relpath(sys.argv[0]) if sys.argv and sys.argv[0] else "zioncheck"
-    me = path if path.startswith(".venv") else "zioncheck"
-    return words.REPLAY_IT.format(me=me, game=game)
+    return path if path.startswith(".venv") else "zioncheck"
 
 
 # --- declaring options ------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from zioncheck.cli.terminal import Terminal
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts.commands import DEFAULT_RULES, PERSON, Command, LayOff, Limits, Rules, SwapJoker
 from zioncheck.contracts.events import Discarded, HandDealt, Rejected
-from zioncheck.contracts.reasons import explain_refusal
+from zioncheck.contracts.reasons import explain, explain_refusal
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.cards import RANK_VALUE, SUITS, rank, suit
 from zioncheck.domain.legal import legal_moves
@@ -91,9 +91,10 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
     `limits` (R19-R23), the game `rules` (R24). Returns the state when the game is over or the person
     quits (`quit`, or the end of their input).
 
-    This program plays the other seats (no bots service sits down at them); it logs in as the bots'
-    role to follow the log. `opened` is marked once the table has started the game."""
-    client = await GameClient.connect(access, "bots")
+    This program plays the other seats (no bots service sits down at them); it logs in as the gateway's
+    role, which serves people and follows the log (the bots' own login reads no log). `opened` is marked
+    once the table has started the game."""
+    client = await GameClient.connect(access, "gateway")
     game = game or new_game_id("play")
     follower = await client.follow(game)
     tasks: list[asyncio.Task] = []
@@ -139,11 +140,12 @@ async def session(access: Access, seat: int, names: list[str], pace: float, line
 
 
 def _why(refusal: Rejected, command: Command) -> str:
-    """R18's sentence and detail; a missing meld is named as the person named it, counted from 1."""
-    detail = refusal.detail
+    """R18's sentence and detail, in the person's language; a missing meld is named as the person named it,
+    counted from 1."""
     if refusal.reason == "no_such_meld" and isinstance(command, LayOff | SwapJoker):
-        detail = words.NO_SUCH_MELD.format(owner=command.target[0], number=command.target[1] + 1)
-    return explain_refusal(refusal.reason, detail, words.language)
+        named = words.NO_SUCH_MELD.format(owner=command.target[0], number=command.target[1] + 1)
+        return f"{explain(refusal.reason, words.language)}: {named}"
+    return explain_refusal(refusal.reason, refusal.detail, words.language)
 
 
 async def _show(follower: Follower, seat: int, out: Terminal) -> None:

@@ -4,15 +4,15 @@ import sys
 
 import msgspec
 
-from zioncheck.application.archive import Damaged, entries_of_record, unpack
+from zioncheck.application.archive import Damaged, entries_of_record, unpack, unreadable
 from zioncheck.application.replay import state_hash
 from zioncheck.cli import words
 from zioncheck.cli.live import face_for, narrate
-from zioncheck.cli.log_reader import read_game_log
+from zioncheck.cli.log_reader import read_game_log, tell_skipped
 from zioncheck.cli.options import CommandFailed, add_bus
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.archive import MAGIC
-from zioncheck.contracts.log import Entry, decode_entry
+from zioncheck.contracts.log import Entry, NotABatch, decode_entry
 from zioncheck.domain import GameState, evolve
 from zioncheck.domain.audit import audit
 from zioncheck.services.bus.topology import valid_game_key
@@ -33,7 +33,8 @@ def add(sub) -> None:
 
 
 def main(args) -> int:
-    entries = load(args.source, args.nats_url, args.credentials, args.archive)
+    skipped: list[NotABatch] = []
+    entries = load(args.source, args.nats_url, args.credentials, args.archive, skipped)
     face, state = face_for(sys.stdout), GameState()
     for entry in entries:
         state = evolve(state, entry.event)
@@ -50,6 +51,8 @@ def main(args) -> int:
     if checked.unrevealed:
         seeds.append(words.SEEDS_UNREVEALED.format(hands=hands(checked.unrevealed)))
     print("\n" + "; ".join(seeds))
+    if told := tell_skipped(skipped):
+        print(told)
     for problem in checked.problems:
         print(words.FAIRNESS_PROBLEM.format(problem=words.say(f"tell.audit.{problem.what}", hand=problem.hand,
                                                                 reshuffle=problem.reshuffle)))
@@ -61,19 +64,21 @@ def hands(numbers: list[int]) -> str:
     return ", ".join(map(str, numbers))
 
 
-def load(source: str, nats_url: str | None, credentials: str | None, archive: str | None = None) -> list[Entry]:
-    """The log a file holds, or a stored game's (hot or archived); CommandFailed, in one line, if there is
-    none to read."""
+def load(source: str, nats_url: str | None, credentials: str | None, archive: str | None = None,
+         skipped: list[NotABatch] | None = None) -> list[Entry]:
+    """The log a file holds, or a stored game's (hot or archived), but for the messages of a stored log
+    that are no batch, added to `skipped`; CommandFailed, in one line, if there is none to read."""
+    skipped = [] if skipped is None else skipped
     if os.path.exists(source):
-        return _read_file(source)
+        return _read_file(source, skipped)
     if valid_game_key(source):
-        return read_game_log(source, nats_url, credentials, archive)
+        return read_game_log(source, nats_url, credentials, archive, skipped)
     if source.endswith(".jsonl") or os.sep in source:
         raise CommandFailed(words.NO_SUCH_FILE.format(file=source))
     raise CommandFailed(words.NOT_A_SOURCE.format(source=source))
 
 
-def _read_file(path: str) -> list[Entry]:
+def _read_file(path: str, skipped: list[NotABatch]) -> list[Entry]:
     """A log file's entries, one a line (JSON lines, as `zioncheck export` writes them), or an archive's
     (a game's archive file replays anywhere, with no server: `zioncheck verify` checks it)."""
     try:
@@ -83,9 +88,11 @@ def _read_file(path: str) -> list[Entry]:
         raise CommandFailed(words.CANNOT_READ.format(file=path, reason=words.os_reason(error))) from None
     if data.startswith(MAGIC):
         try:
-            return entries_of_record(unpack(data).record)
+            record = unpack(data).record
         except (Damaged, msgspec.MsgspecError) as error:
             raise CommandFailed(words.NOT_AN_ARCHIVE.format(file=path, reason=error)) from None
+        skipped += unreadable(record)
+        return entries_of_record(record)
     entries = []
     for number, line in enumerate(data.splitlines(), 1):
         if line.strip():

@@ -15,6 +15,7 @@ from zioncheck.cli.options import (
     check_pace,
     check_service_options,
     game_rules,
+    me,
     replay_hint,
     seat_bots,
     serve_metrics,
@@ -65,7 +66,7 @@ def main(args) -> int:
 async def _play(access: Access, names: list[str], pace: float, seed: int | None, game: Opened,
                 rules: Rules = DEFAULT_RULES) -> None:
     services = await Services().start(HOUSE, access)
-    client = await GameClient.connect(access, "bots")
+    client = await GameClient.connect(access, "gateway")   # a login that follows the log, as this program tells it all
     follower = await client.follow(game.id)
     shown = asyncio.create_task(_show(follower, face_for(sys.stdout)))
     bots = None
@@ -100,7 +101,7 @@ async def _archived(access: Access, game: str) -> None:
         while time.monotonic() < deadline:
             entry = await entry_of(nc.jetstream(), game)
             if entry is not None:
-                print(words.ARCHIVED_AS.format(where=entry.where, kib=f"{entry.size / 1024:.1f}", game=game))
+                print(words.ARCHIVED_AS.format(where=entry.where, kib=f"{entry.size / 1024:.1f}", game=game, me=me()))
                 return
             await asyncio.sleep(0.2)
         print(words.NOT_ARCHIVED_YET.format(seconds=f"{ARCHIVE_WAIT:g}"))

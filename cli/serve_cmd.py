@@ -165,7 +165,18 @@ async def _serve(names: list[str], access: Access, replicas: int | None, host: s
         print(keys.format(file=gateway.keys_file, header=HEADER), flush=True)
         if gateway.gateway.public_lobby:
             print(words.LOBBY_PUBLIC.format(url=gateway.url), flush=True)
+        for line in await roll_call(gateway):
+            print(line, flush=True)
     await stop.wait()
     if gateway:
         await gateway.stop()
     await services.stop()
+
+
+async def roll_call(gateway: Running) -> list[str]:
+    """One line a house service: whether it answers the gateway (services/gateway/roll_call.py), and what is
+    missed while it does not."""
+    answering = await gateway.gateway.games.roll_call.answering(SERVICES)
+    keys = {True: "cli.ROLL_CALL_ANSWERS", False: "cli.ROLL_CALL_SILENT", None: "cli.ROLL_CALL_UNSEEN"}
+    return [words.say(keys[answers], service=name, missed=words.say(f"cli.MISSED_{name.upper()}"))
+            for name, answers in answering.items()]

@@ -7,17 +7,22 @@ from collections import deque
 from zioncheck.cli import words
 from zioncheck.cli.live import Face, face_for
 
-CLEAR = "\x1b[H\x1b[2J"   # cursor home, then clear the screen (ANSI)
+HOME = "\x1b[H"          # the cursor to the top left (ANSI): each redraw writes over the screen from there
+ERASE_LINE = "\x1b[K"    # the rest of the line, after what a redraw wrote on it
+ERASE_BELOW = "\x1b[J"   # every line under the last one a redraw wrote
 MOVES_KEPT = 200
 
 
 class Terminal:
     """The game's moves, its table and the answers to what the person types.
 
-    On a terminal (`live`) each redraw clears the screen and writes, from the top: the
-    latest moves, as many as fit, the table, the answer to the person's last line (help, a
-    refusal), and the prompt. Piped, every move and answer is one line written once, in
-    order, and the table is written when it is worth a look; no escape codes at all.
+    On a terminal (`live`) each redraw writes over the screen from the top, with no blank
+    screen between two: the latest moves, the table, the answer to the person's last line
+    (help, a refusal), and the prompt. The answer stays, whole, until the person types
+    again, however many moves come meanwhile; where the screen is too short for all of
+    it, the moves give way first, then the table's top (the hand and whose turn it is
+    stay). Piped, every move and answer is one line written once, in order, and the table
+    is written when it is worth a look; no escape codes at all.
     Cards show their suits as symbols when the stream's encoding carries them.
     """
 
@@ -61,20 +66,43 @@ class Terminal:
         self._write(("\n" if self.live else "") + text + "\n")
 
     def redraw(self) -> None:
-        below = [line for part in (self.table, self.answer) if part for line in part.split("\n")]
-        room = max(3, self._rows() - len(below) - 2)
-        self._write(CLEAR + "\n".join([*list(self.moves)[-room:], *below]) + "\n" + words.PROMPT)
+        columns, rows = self._size()
+        room = max(1, rows - 1)   # the prompt has the bottom line
+        answer = _fitting(self.answer.split("\n") if self.answer else [], room, columns, first=True)
+        room -= _height(answer, columns)
+        table = _fitting(self.table.split("\n") if self.table else [], room, columns)
+        room -= _height(table, columns)
+        moves = _fitting(list(self.moves), room, columns)
+        screen = "".join(line + ERASE_LINE + "\n" for line in [*moves, *table, *answer])
+        self._write(HOME + screen + ERASE_BELOW + words.PROMPT)
 
-    def _rows(self) -> int:
+    def _size(self) -> tuple[int, int]:
+        """The terminal's columns and rows."""
         try:
-            rows = os.get_terminal_size(self.stream.fileno()).lines
+            size = os.get_terminal_size(self.stream.fileno())
         except (AttributeError, OSError, ValueError):
-            rows = 0
-        return rows or shutil.get_terminal_size().lines   # 0 when the terminal does not say
+            size = os.terminal_size((0, 0))
+        fallback = shutil.get_terminal_size()   # 0 when the terminal does not say
+        return size.columns or fallback.columns, size.lines or fallback.lines
 
     def _write(self, text: str) -> None:
         self.stream.write(text)
         self.stream.flush()
+
+
+def _height(lines: list[str], columns: int) -> int:
+    """The rows `lines` take on a screen `columns` wide, a long line wrapping onto more."""
+    return sum(max(1, -(-len(line) // max(columns, 1))) for line in lines)
+
+
+def _fitting(lines: list[str], rows: int, columns: int, first: bool = False) -> list[str]:
+    """As many of `lines` as fill at most `rows` rows: the last of them, or the first where `first`."""
+    kept: list[str] = []
+    for line in lines if first else reversed(lines):
+        if _height([*kept, line], columns) > rows:
+            break
+        kept.append(line)
+    return kept if first else kept[::-1]
 
 
 def _is_terminal(stream) -> bool:

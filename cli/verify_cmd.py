@@ -3,11 +3,11 @@ import asyncio
 import os
 from pathlib import Path
 
-from zioncheck.application.archive import Problem, unpack, verify
+from zioncheck.application.archive import Damaged, Problem, unpack, unreadable, verify
 from zioncheck.cli import words
-from zioncheck.cli.log_reader import READER, read_archive
+from zioncheck.cli.log_reader import READER, read_archive, tell_skipped
 from zioncheck.cli.options import CommandFailed, add_bus
-from zioncheck.services.bus.access import PUBLIC_KEY, connect, public_key
+from zioncheck.services.bus.access import PUBLIC_KEY, SIGNING_KEY, connect, public_key
 from zioncheck.services.bus.embedded import CREDENTIALS, bus
 from zioncheck.services.bus.topology import valid_game_key
 
@@ -25,23 +25,47 @@ def add(sub) -> None:
 
 
 def main(args) -> int:
-    key = house_key(args.key, Path(args.credentials) if args.credentials else CREDENTIALS)
+    folder = Path(args.credentials) if args.credentials else CREDENTIALS
+    given = house_key(args.key, folder) if args.key or holds_key(folder) else None
     data = archive_bytes(args.source, args.nats_url, args.credentials, args.archive)
+    key = given or signer(data)   # no house key at hand (a machine that never saw the server): the archive's own
     problems = verify(data, key)
+    unchecked = [] if given else [words.VERIFY_KEY_UNCHECKED.format(key=key)]
     if problems:
         print(words.VERIFY_FAILED.format(source=args.source, count=len(problems)))
         for problem in problems:
             print("  " + tell(problem))
+        for line in unchecked:
+            print(line)
         return 1
-    manifest = unpack(data).record.manifest
+    record = unpack(data).record
+    manifest = record.manifest
     print(words.VERIFY_INTACT.format(source=args.source, game=manifest.game, tenant=manifest.tenant,
                                      hands=manifest.hands, batches=manifest.batches, key=key[:16],
                                      hash=manifest.state_hash))
+    if told := tell_skipped(unreadable(record)):   # signed as the log held them: the game went on past them
+        print(told)
+    for line in unchecked:
+        print(line)
     return 0
 
 
 def tell(problem: Problem) -> str:
     return words.say(f"tell.verify.{problem.what}", seq=problem.seq, hand=problem.hand, detail=problem.detail)
+
+
+def holds_key(folder: Path) -> bool:
+    """Whether the credentials folder holds the house's archive key (this is the house's machine, or a copy of it)."""
+    return (folder / PUBLIC_KEY).is_file() or (folder / SIGNING_KEY).is_file()
+
+
+def signer(data: bytes) -> str:
+    """The public key an archive says signed it (what `verify` checks it with when no house key is given); a key
+    that is no one's for bytes that are no archive, which `verify` then says it cannot read."""
+    try:
+        return unpack(data).key_id
+    except Damaged:
+        return "0" * HEX_KEY
 
 
 def house_key(given: str | None, folder: Path = CREDENTIALS) -> str:

@@ -11,6 +11,8 @@ reads views and the feed instead; a platform learns its commands' outcomes from 
 views' `applied` and a seat's `refusals` (docs/integration.md).
 """
 import asyncio
+import itertools
+import secrets
 import time
 
 import msgspec
@@ -47,9 +49,14 @@ from zioncheck.services.bus.topology import (
     stored_command_subject,
     tenant_of,
 )
+from zioncheck.services.observability import skipped
 
 RECHECK = 5.0   # seconds a wait goes before asking the stream whether a batch was missed
-SEND_PATIENCE = 30.0   # seconds a keyed send is tried again while the store does not answer
+SEND_PATIENCE = 30.0   # seconds a send is tried again while the store does not answer
+# One try's wait for the intake's answer, then the same command again under the same key (stored once
+# whatever happens): a lost intake, server or node costs a game at most this long once one is back. The
+# intake answers in milliseconds at the loads docs/scaling.md measures (p99 to the log 0.25 s at 120 games).
+TRY_SECONDS = 1.0
 
 
 class RecordsRefusal(Exception):
@@ -82,6 +89,8 @@ class GameClient:
     def __init__(self, nc: Client):
         self.nc = nc
         self.js: JetStreamContext = nc.jetstream()
+        # this client's idempotency keys: its own prefix, then a count (the intake scopes a key to its game)
+        self.keys, self.sent = f"k{secrets.token_hex(6)}-", itertools.count(1)
 
     @classmethod
     async def connect(cls, access: Access, user: str) -> "GameClient":
@@ -92,7 +101,8 @@ class GameClient:
         """Hand a command to the intake; returns its sequence in the game's commands stream.
         Raises CommandRefused when the intake refuses it.
 
-        `msg_id` is the idempotency key: with one, a send the store did not answer is sent again
+        `msg_id` is the idempotency key (one of this client's own when none is given): a send the
+        store did not answer within TRY_SECONDS, or whose connection was lost meanwhile, is sent again
         with the same key for up to `patience` seconds, and is stored once whatever happens.
         `as_dealer` stores a dealer's command itself, which only the dealer's and the operator's
         logins may do.
@@ -102,20 +112,23 @@ class GameClient:
             partition = (await layout(self.js)).of(game)
             headers = {"Nats-Msg-Id": msg_id} if msg_id else None
             return await publish_stored(self.js, stored_command_subject(partition, game, DEALER), data, headers)
-        headers = {KEY_HEADER: msg_id} if msg_id else None
+        headers = {KEY_HEADER: msg_id or f"{self.keys}{next(self.sent)}"}
         deadline, pause = time.monotonic() + patience, 0.05
         while True:
             try:
-                answer = decode_reply((await request(self.nc, intake_subject(game), data, self.js._timeout,
+                answer = decode_reply((await request(self.nc, intake_subject(game), data, TRY_SECONDS,
                                                      headers)).data)
-            except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+            except nats.errors.TimeoutError as error:   # ConnectionLost too: sent again at once
+                answer, pause = Refused(reason="unavailable", detail=f"no answer from the intake ({error})"), 0.0
+            except (nats.errors.NoRespondersError, nats.errors.ConnectionReconnectingError,
+                    nats.errors.OutboundBufferLimitError) as error:   # nobody listens yet; a server not back yet
                 answer = Refused(reason="unavailable", detail=f"no answer from the intake ({type(error).__name__})")
             if isinstance(answer, Taken):
                 return answer.seq
-            if answer.reason != "unavailable" or msg_id is None or time.monotonic() + pause > deadline:
+            if answer.reason != "unavailable" or time.monotonic() + pause > deadline:
                 raise CommandRefused(answer)
             await asyncio.sleep(pause)
-            pause = min(pause * 2, 1.0)
+            pause = min(max(pause * 2, 0.05), 1.0)
 
     async def play(self, follower: "Follower", command: Command | bytes, timeout: float = 30.0,
                    msg_id: str | None = None) -> list:
@@ -142,10 +155,10 @@ class GameClient:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
-                standings = msgspec.json.decode((await kv.get(standings_key(game))).value, type=Standings)
+                standings = msgspec.json.decode((await kv.get(standings_key(game))).value or b"", type=Standings)
                 if standings.over:
                     return standings
-            except KeyNotFoundError:
+            except (KeyNotFoundError, msgspec.DecodeError):   # none yet, or none in their place: scoring writes over
                 pass
             await asyncio.sleep(0.05)
         return None
@@ -218,7 +231,11 @@ class Follower:
             return  # not the server's copy of a stored batch (nobody may publish here; belt and braces)
         number = int(headers[BATCH_HEADER])
         if number > len(self.batches):
-            self._ahead[number] = decode_batch(msg.data)
+            try:
+                self._ahead[number] = decode_batch(msg.data)
+            except msgspec.DecodeError as error:   # no batch (ValidationError too): passed over, as the log's
+                skipped("follower", "log", msg.subject, f"not a log batch: {error}",
+                        int(headers.get("Nats-Sequence", 0)))
         await self._apply_ready()
         if self._ahead:
             await self._read_back(int(headers.get("Nats-Sequence", 0)))
@@ -230,7 +247,8 @@ class Follower:
             return
         self._reading = True
         try:
-            for number, (_, batch) in enumerate(await read_batches(self._js, self.game, at_least=at_least), start=1):
+            for number, (_, batch) in enumerate(await read_batches(self._js, self.game, at_least=at_least,
+                                                                   reader="follower"), start=1):
                 if number > len(self.batches):
                     self._ahead[number] = batch
         finally:

@@ -67,6 +67,15 @@ class Manifest(msgspec.Struct, frozen=True, kw_only=True):
     batches: int
     events: int
     state_hash: str        # application.replay.state_hash of the fold of the batches
+    # R24: the game the table played, by its preset's name (`zioncheck`, `contract` or `liverpool`, whatever
+    # house options it set). Left out of the manifests made before it was named, so their signatures hold: all
+    # Zioncheck games but for the few of the presets' first days, which `rules_of` reads as Zioncheck too.
+    rules: str | msgspec.UnsetType = msgspec.UNSET
+
+
+def rules_of(manifest: Manifest) -> str:
+    """The name of the game a manifest tells of (R24): its preset, Zioncheck where it names none."""
+    return manifest.rules if isinstance(manifest.rules, str) else "zioncheck"
 
 
 class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -121,6 +130,18 @@ class Removal(msgspec.Struct, frozen=True, kw_only=True):
     v: int = 1
 
 
+class Removed(msgspec.Struct, frozen=True, kw_only=True):
+    """That a game left the hot streams: written by the archiver before it takes anything out, on
+    `zc.history.<tenant>.<game>.removed` beside the game's index entry (stream ZC_HISTORY, JSON), once, and
+    kept for ever. It takes the game out again whatever of it comes back (docs/history.md, "Removed for
+    good"): the `removal` done, when (`at`, ns since 1970, UTC), and each stream's last sequence then
+    (`upto`, by stream name), past which a message on the game's subjects is a later game's of the same id."""
+    removal: Removal
+    at: int
+    upto: dict[str, int] = {}
+    v: int = 1
+
+
 class Column(msgspec.Struct, frozen=True, array_like=True):
     """Stored messages as an archive file lays them out, field by field: `seqs` and `ats` as the first
     and then each one's step from the one before, `tags` each one's origin or kind, and `data` every
@@ -162,7 +183,8 @@ class IndexEntry(msgspec.Struct, frozen=True, kw_only=True):
 class HistoryAsk(msgspec.Struct, frozen=True, kw_only=True):
     """On zc.records.<tenant>.list: which of the tenant's archived games to list, a page at a time.
     `start`/`end` bound when a game started (ns since 1970, UTC; `end` left out); a seat or a winner
-    by number or by name ("person", a bot's); `after` is the page token a page gave."""
+    by number or by name ("person", a bot's); `rules` the game played (R24); `after` is the page token
+    a page gave."""
     start: int | None = None
     end: int | None = None
     seat: int | str | None = None
@@ -170,6 +192,7 @@ class HistoryAsk(msgspec.Struct, frozen=True, kw_only=True):
     won_by: int | str | None = None
     after: int = 0
     limit: int = 50
+    rules: str | None = None   # R24: the games of that preset only (`zioncheck`, `contract`, `liverpool`)
 
 
 class HistoryPage(msgspec.Struct, frozen=True, tag="page"):

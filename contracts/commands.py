@@ -58,6 +58,10 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
 ZIONCHECK = "zioncheck"
 Preset = Literal["zioncheck", "contract", "liverpool"]
 PRESETS: tuple[str, ...] = ("zioncheck", "contract", "liverpool")
+# R24.5: which claim wins a discard: the first in the commands stream, or the nearest seat after the discarder (R11a).
+Buys = Literal["first", "nearest"]
+# R14, R24.11: a natural card laid in a run's joker's place takes the joker into its hand, or moves it to an end.
+JokerSwaps = Literal["take", "move"]
 
 
 class HandRule(msgspec.Struct, frozen=True, kw_only=True):
@@ -75,10 +79,21 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     `hands`, when given, replaces the preset's hands and their contracts, in order; `jokers` the
     jokers shuffled in with the decks (all of them, not per deck). The number of decks is StartGame's
     `decks`. The bounds are in domain/presets.py; a start outside them is refused.
+
+    The rest, each left out (None) to play the preset's own reading: `buys`, which claim wins a discard
+    (R24.5); `buy_when_down`, whether a seat that has gone down may still take or claim the discard (R24.9);
+    `out_by_laying_off`, whether laying off one's last card goes out (R24.10); `joker_swaps`, whether a
+    natural card laid in a run's joker's place takes the joker or moves it to an end (R14, R24.11);
+    `last_whole`, whether the last hand is laid whole, going out with no discard (R24.6).
     """
     preset: Preset = "zioncheck"
     hands: tuple[HandRule, ...] = ()
     jokers: int | None = None
+    buys: Buys | None = None
+    buy_when_down: bool | None = None
+    out_by_laying_off: bool | None = None
+    joker_swaps: JokerSwaps | None = None
+    last_whole: bool | None = None
 
 
 DEFAULT_RULES = Rules()   # Zioncheck, as it always was
@@ -91,7 +106,11 @@ class StartGame(Command, tag="start_game", frozen=True):
     `stacked` means the caller deals every hand, not the dealer service.
     `seats` names who sits in each seat, PERSON or a bot of BOT_NAMES; empty, every seat is a
     person's. `bots_by` says who plays the bot seats: the house's bots service, or the program that
-    starts the game (nothing else sits down). `limits` is the game's clock (R19-R23).
+    starts the game (nothing else sits down). `limits` is the game's clock (R19-R23). `public`: anyone
+    may watch the game, and the gateway lists it; left false, the game is its tenant's and its seats'
+    alone, and the gateway shows it to nobody else. `delay_seconds`: the gateway shows the game to its
+    spectators that many seconds after it happens (its seats and its tenant see it live), for a game
+    played before an audience; no rule reads it.
     """
     game_id: str
     players: int
@@ -103,6 +122,8 @@ class StartGame(Command, tag="start_game", frozen=True):
     limits: Limits = msgspec.field(default_factory=Limits)
     bots_by: BotsBy = SERVICE
     rules: Rules = msgspec.field(default_factory=Rules)
+    public: bool = False
+    delay_seconds: int = 0
 
 
 class Deal(Command, tag="deal", frozen=True):

@@ -37,6 +37,12 @@ class GameStarted(Event, tag="game_started", frozen=True):
     # R24: the game played. Left out for Zioncheck as it always was, so a Zioncheck game's log reads,
     # and is written, exactly as before: a log without it is Zioncheck.
     rules: Rules | msgspec.UnsetType = msgspec.UNSET
+    # Whether anyone may watch the game (StartGame.public). Left out unless true, so a private game's log
+    # reads, and is written, exactly as before: a log without it is a private game's.
+    public: bool | msgspec.UnsetType = msgspec.UNSET
+    # How many seconds behind the game its spectators watch it (StartGame.delay_seconds). Left out unless set, so
+    # a log without it reads, and is written, exactly as before: a game watched live.
+    delay_seconds: int | msgspec.UnsetType = msgspec.UNSET
 
 
 class HandDealt(Event, tag="hand_dealt", frozen=True):
@@ -99,11 +105,14 @@ class WentDown(Event, tag="went_down", frozen=True):
 
 
 class LaidOff(Event, tag="laid_off", frozen=True):
+    """R13: `card` went on the meld at `end`. R24.11: with `position`, the card took the place of the run's
+    joker there, and the joker moved to `end` (left out of every other lay-off, as of those logged before)."""
     seat: int
     owner: int
     index: int
     card: str
     end: End | None = None
+    position: int | msgspec.UnsetType = msgspec.UNSET
 
 
 class JokerSwapped(Event, tag="joker_swapped", frozen=True):

@@ -91,11 +91,13 @@ class PublicWentDown(Public, tag="went_down", frozen=True):
 
 
 class PublicLaidOff(Public, tag="laid_off", frozen=True):
+    """R13; R24.11: with `position`, the card took the joker's place there and the joker moved to `end`."""
     seat: int
     owner: int
     index: int
     card: str
     end: End | None = None
+    position: int | msgspec.UnsetType = msgspec.UNSET
 
 
 class PublicJokerSwapped(Public, tag="joker_swapped", frozen=True):

@@ -21,10 +21,12 @@ REFUSALS: dict[str, str] = {
     "bad_command": "not a command the table could read (see `rejected` for the R18 refusal)",
     "bad_game": "not a game id: 1 to 64 ASCII letters, digits, - and _",
     "bad_key": "the idempotency key is not 1 to 64 printable ASCII characters",
-    "over_rate": "the tenant sends more commands a second than it may: send again in a moment",
+    "over_rate": "the tenant sends more commands, or more bytes of commands, a second than it may: send again "
+                 "in a moment (the detail says when)",
     "no_game": "no game of the tenant's is in play by that id: start it first (a game over takes no more commands)",
-    "too_many_games": "the tenant has as many games in play as it may: one must end before another starts",
-    "store_full": "the commands store is full: nothing more is stored until an operator makes room",
+    "too_many_games": "the tenant has as many games as it may, in play or over and held until their retention has "
+                      "run: another starts once one ends, or is removed",
+    "store_full": "the store, or the tenant's share of it, is full: nothing more is stored until room is made",
     "unavailable": "the store did not answer in time: send again with the same idempotency key",
 }
 

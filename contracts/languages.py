@@ -6,7 +6,9 @@ and the web pages. An entry is a template whose placeholders are `{name}`, or, f
 follows a number, an object of its plural forms (CLDR's categories: `one` and `other` in English
 and Spanish, `one`, `few` and `many` in Russian), the number being the placeholder `{count}`.
 
-The keys: `reason.<R18 word>` (contracts/reasons.py), `cli.<NAME>` (cli/words.py), `tell.<event>`
+The keys: `reason.<R18 word>` (contracts/reasons.py), `detail.<name>` and `value.<placeholder>.<word>` (a
+refusal's detail, contracts/details.py), `problem.<error>` (the gateway's own refusals, on a page), `cli.<NAME>`
+(cli/words.py), `tell.<event>`
 (the terminal telling a game; `tell.move.<command>` names a refused command, `tell.audit.<finding>` a
 replay's fairness problem), `contract.*` (R7's contracts), `web.<name>` (the web pages), and
 `argparse.<argparse's own English>` (its `usage:`, `options` and errors, which cli/words.py hands it).

@@ -4,7 +4,9 @@ A log entry is one event with its place in the log (`seq`, from 1) and the
 command-stream sequence of the command that caused it (`cause`).
 """
 import re
+from collections.abc import Iterable
 from itertools import accumulate
+from typing import NamedTuple
 
 import msgspec
 
@@ -97,12 +99,35 @@ _batch_decoder = msgspec.json.Decoder(Batch)
 
 
 def decode_batch(data: bytes) -> Batch:
+    """Raises msgspec.DecodeError for bytes that are not JSON and msgspec.ValidationError for JSON that is
+    not a batch, never anything else: a reader tells what it cannot read by those two alone."""
     try:
         return _batch_decoder.decode(data)
-    except msgspec.ValidationError:
+    except msgspec.ValidationError as error:
         raw = msgspec.json.decode(data)
-        raw["events"] = [upcast(e) for e in raw["events"]]
+        try:
+            raw["events"] = [upcast(e) for e in raw["events"]]
+        except (TypeError, KeyError, AttributeError):   # JSON, but no object with a list of objects as events
+            raise error from None
         return msgspec.convert(raw, Batch)
+
+
+class NotABatch(NamedTuple):
+    """A stored message that is not a log batch: where it is (its stream sequence, 0 when unknown), and why."""
+    seq: int
+    why: str
+
+
+def readable(stored: Iterable[tuple[int, bytes]]) -> tuple[list[tuple[int, Batch]], list[NotABatch]]:
+    """The batches among a log's stored messages ((sequence, data) each, in order), and the messages that
+    are none: a game's log and its replay go on past a message nobody can read, as if it were not there."""
+    batches, unreadable = [], []
+    for seq, data in stored:
+        try:
+            batches.append((seq, decode_batch(data)))
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            unreadable.append(NotABatch(seq, f"not a log batch: {error}"[:200]))
+    return batches, unreadable
 
 
 def entries_of(batches: list[Batch]) -> list[Entry]:

@@ -1,7 +1,8 @@
 """What platforms and people read instead of the log: a game's public view and each seat's view.
 
 Views are folds of the log, published in KV zc_views under `<game>.public` and
-`<game>.seat.<n>`. `seq` counts the log batches folded, so a client keeps the
+`<game>.seat.<n>`, and each seat the bots service plays under `<game>.bot.<n>` too (the same
+SeatView, under a key only the bots' login may read). `seq` counts the log batches folded, so a client keeps the
 view with the highest seq and drops any older one it receives later. `applied`
 is the command whose batch was folded last: a sender whose publish ack said seq S
 knows its command was handled once a view shows `applied >= S`, and finds it in
@@ -11,7 +12,7 @@ from typing import Literal
 
 import msgspec
 
-from zioncheck.contracts.commands import End
+from zioncheck.contracts.commands import End, Limits
 from zioncheck.contracts.events import MeldKind
 
 REFUSALS_KEPT = 8   # a seat view keeps that seat's latest refusals, this many
@@ -162,6 +163,10 @@ class PublicView(msgspec.Struct, frozen=True, kw_only=True):
     game: str = "zioncheck"
     hands: int = 6
     contracts: list[Contract] = []
+    public: bool = False               # its starter let anyone watch it (StartGame.public)
+    reshuffles: int = 0                # R16: how often the hand's pile was shuffled into the stock
+    bot_seconds: float = 0.0           # the house bots' pause before each move (StartGame.limits)
+    limits: Limits = Limits()          # R19-R23: the game's clock as its start set it (StartGame.limits)
     v: int = 1
 
 

@@ -37,6 +37,7 @@ def deal_out(deck: list[str], players: int, dealer: int, per_seat: int) -> tuple
 # already a crowd. Every face that opens a game (the command line, the gateway) refuses outside this.
 MIN_PLAYERS = 2
 MAX_PLAYERS = 64
+MAX_DELAY_SECONDS = 900   # a spectator delay (StartGame.delay_seconds) of up to a quarter of an hour
 
 
 def start_game(state: GameState, command: StartGame) -> list[AnyEvent]:
@@ -57,11 +58,16 @@ def start_game(state: GameState, command: StartGame) -> list[AnyEvent]:
         raise Refused("bad_command", f"{decks} decks cannot deal hand {biggest} to {command.players} players")
     check_seats(command.seats, command.players)
     check_limits(command.limits)
-    # R24: Zioncheck's rules are left out of the event, so its log is what it always was.
+    if not 0 <= command.delay_seconds <= MAX_DELAY_SECONDS:
+        raise Refused("bad_command", f"delay_seconds must be 0 to {MAX_DELAY_SECONDS}, not {command.delay_seconds}")
+    # R24: Zioncheck's rules are left out of the event, so its log is what it always was; so is a game's
+    # being public, unless it is, and its spectators' delay, unless it has one.
     named = command.rules if rules != ZIONCHECK else msgspec.UNSET
     return [GameStarted(game_id=command.game_id, players=command.players, decks=decks, dealer=command.dealer,
                         first_hand=command.first_hand, stacked=command.stacked, seats=list(command.seats),
-                        limits=command.limits, rules=named)]
+                        limits=command.limits, bots_by=command.bots_by, rules=named,
+                        public=True if command.public else msgspec.UNSET,
+                        delay_seconds=command.delay_seconds or msgspec.UNSET)]
 
 
 def _between_hands(state: GameState) -> None:

@@ -1,7 +1,8 @@
-"""R9 and R10: the turn's draw, from the stock or the discard pile; R16 a dry stock."""
+"""R9 and R10: the turn's draw, from the stock or the discard pile; R16 a dry stock; R24.9 no discard taken
+once down, where the game says so."""
 from zioncheck.contracts.commands import DrawStock, TakeDiscard
 from zioncheck.contracts.events import AnyEvent, DiscardTaken, StockDrawn, StockExhausted
-from zioncheck.domain.claims import held, outcomes_on_stock_draw, outcomes_on_take
+from zioncheck.domain.claims import held, may_take, outcomes_on_stock_draw, outcomes_on_take
 from zioncheck.domain.evolve import fold
 from zioncheck.domain.gates import own_turn, seat_in_play
 from zioncheck.domain.going_out import end_of_hand
@@ -15,7 +16,7 @@ def draw_stock(state: GameState, command: DrawStock) -> list[AnyEvent]:
     if reshuffle_due(state):
         raise Refused("stock_empty", "the stock is empty: the dealer reshuffles the pile first (R16)")
     drawn = StockDrawn(seat=seat, card=state.stock[0]) if state.stock else StockExhausted(seat=seat)
-    events: list[AnyEvent] = [drawn, *outcomes_on_stock_draw(state)]
+    events: list[AnyEvent] = [*outcomes_on_stock_draw(state, drawn)]
     if isinstance(drawn, StockExhausted):
         events += end_of_hand(fold(state, events), winner=None)
     return events
@@ -31,6 +32,7 @@ def take_discard(state: GameState, command: TakeDiscard) -> list[AnyEvent]:
         raise Refused("no_discard", "the discard pile is empty")
     if state.drawn:
         raise Refused("already_drew", "this turn's card is already drawn (R10)")
+    may_take(state, seat, "take")
     _not_held(state, seat)
     return [DiscardTaken(seat=seat, card=top), *outcomes_on_take(state)]
 

@@ -47,7 +47,7 @@ def _game_started(s: GameState, e: ev.GameStarted) -> GameState:
                      dealer=e.dealer, hand=e.first_hand - 1, totals=(0,) * e.players,
                      seats=tuple(e.seats) or (PERSON,) * e.players, limits=e.limits,
                      timeouts=(0,) * e.players, idle=(False,) * e.players, stacked=e.stacked,
-                     rules=ruleset_of(e.rules))
+                     rules=ruleset_of(e.rules), public=e.public is True)
 
 
 def _hand_dealt(s: GameState, e: ev.HandDealt) -> GameState:
@@ -122,9 +122,12 @@ def _with_meld(s: GameState, owner: int, index: int,
 
 def _laid_off(s: GameState, e: ev.LaidOff) -> GameState:
     def extend(m: PlacedMeld) -> PlacedMeld:
+        cards, added = m.cards, e.card
+        if isinstance(e.position, int):   # R24.11: the card takes the joker's place, the joker goes to the end
+            cards, added = replace_at(cards, e.position, e.card), JOKER
         if e.end == "low":
-            return replace(m, cards=(e.card,) + m.cards, low=m.low - 1)
-        return replace(m, cards=m.cards + (e.card,))
+            return replace(m, cards=(added,) + cards, low=m.low - 1)
+        return replace(m, cards=cards + (added,))
     return replace(s, table=_with_meld(s, e.owner, e.index, extend), hands=_play(s, e.seat, e.card))
 
 

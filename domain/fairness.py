@@ -7,6 +7,14 @@ itself comes from outside (a CSPRNG in the dealer service).
 import hashlib
 from collections.abc import Callable
 
+SEED_HEX = 64   # a seed as the dealer makes it: 32 bytes from a CSPRNG, in lowercase hex
+
+
+def well_formed(seed_hex: str) -> bool:
+    """Whether `seed_hex` is a seed as the dealer makes them (SEED_HEX lowercase hex digits): anything else
+    in its bucket is not one of its seeds, and no deal or reshuffle may follow from it."""
+    return len(seed_hex) == SEED_HEX and all(c in "0123456789abcdef" for c in seed_hex)
+
 
 def commitment(seed_hex: str) -> str:
     """The SHA-256 of the seed's bytes, published before the hand is played."""

@@ -11,7 +11,7 @@ runs of four and five, as for two. A contract laid whole (R24.6) has a search of
 Each takes the contract itself, or a Zioncheck hand's number (R7).
 """
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from typing import NamedTuple
@@ -447,9 +447,14 @@ def _grow_end(run: list[str], card: str) -> bool:
 
 def lay_offs(state: GameState, seat: int) -> Iterator[tuple[str, PlacedMeld, End | None]]:
     """Every (card, meld, end) the seat could lay off now (R13): naturals first, each in hand order."""
-    hand = state.hands[seat]
+    return lay_offs_on(state.table, state.hands[seat])
+
+
+def lay_offs_on(melds: Iterable[PlacedMeld], hand: Sequence[str]) -> Iterator[tuple[str, PlacedMeld, End | None]]:
+    """Every (card, meld, end) of `hand` that the table's `melds` take (R13): naturals first, each in hand
+    order (what a seat holding `hand` could lay off, for one who sees only its own cards and the table)."""
     cards = [card for card in dict.fromkeys(hand) if card != JOKER] + [JOKER] * (JOKER in hand)
-    table = [(meld, fitting_cards(meld)) for meld in state.table]
+    table = [(meld, fitting_cards(meld)) for meld in melds]
     for card in cards:
         for meld, fitting in table:
             if card in fitting:

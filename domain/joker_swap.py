@@ -1,4 +1,5 @@
-"""R14: taking a joker out of a run by covering it with the card it stands for."""
+"""R14: taking a joker out of a run by covering it with the card it stands for; R24.11 not where the game
+moves the joker to an end of the run instead (domain/laying_off.py)."""
 from zioncheck.contracts.commands import SwapJoker
 from zioncheck.contracts.events import AnyEvent, JokerSwapped
 from zioncheck.domain.cards import JOKER, card_at
@@ -17,6 +18,9 @@ def swap_joker(state: GameState, command: SwapJoker) -> list[AnyEvent]:
     if meld is None:
         raise Refused("no_such_meld", f"seat {owner} has no meld {index} on the table")
     position = joker_standing_for(meld, card_)
+    if state.rules.joker_swaps == "move":
+        raise Refused("joker_stays", f"the joker in {' '.join(meld.cards)} is not taken back: lay {card_} off in "
+                                     f"its place, and the joker moves to an end of the run (R24.11)")
     return [JokerSwapped(seat=seat, owner=owner, index=index, card=card_, position=position)]
 
 

@@ -20,7 +20,7 @@ from zioncheck.domain.finder import find_contract, least_contract
 from zioncheck.domain.gates import seat_in_play
 from zioncheck.domain.hands import Contract
 from zioncheck.domain.joker_swap import stands_for
-from zioncheck.domain.laying_off import fitting_cards, fitting_ends
+from zioncheck.domain.laying_off import fitting_cards, fitting_ends, open_ends
 from zioncheck.domain.refusal import Refused
 from zioncheck.domain.state import GameState
 from zioncheck.domain.timers import ready
@@ -45,7 +45,9 @@ def legal_moves(state: GameState, seat: int) -> SeatMoves:
         take_discard=turn and _accepted(take_discard, state, TakeDiscard(seat=seat)),
         claim=_accepted(claim, state, ClaimDiscard(seat=seat)),
         go_down=contract_melds(hand, state.contract) if step and not down else [],
-        lay_off=lay_off_moves(state, seat) if step and down and len(hand) > 1 else [],
+        # R15: the last card is kept to discard; R24.10: unless laying it off goes out
+        lay_off=lay_off_moves(state, seat) if step and down and (len(hand) > 1 or state.rules.out_by_laying_off)
+        else [],
         swap_joker=joker_swap_moves(state, seat),
         discard=list(dict.fromkeys(hand)) if step else [],
     )
@@ -95,19 +97,29 @@ def _contract_melds(hand: tuple[str, ...], contract: int | Contract) -> tuple[tu
 
 def lay_off_moves(state: GameState, seat: int) -> list[LayOffMove]:
     """R13: every card of the seat's and every meld end that takes it, in the order of the seat's
-    cards, then of the table; a run's end named even where only one takes the card."""
+    cards, then of the table; a run's end named even where only one takes the card. R24.11: where the
+    game moves a run's joker, the card it stands for too, with each end the joker may move to."""
     held = dict.fromkeys(state.hands[seat])
+    moving = state.rules.joker_swaps == "move"
     fits: dict[str, list[LayOffMove]] = {}
     for meld in state.table:
         for card in fitting_cards(meld).intersection(held):
             for end in fitting_ends(meld, card):
                 fits.setdefault(card, []).append(LayOffMove(card=card, owner=meld.owner, index=meld.index, end=end))
+        if moving and meld.kind == "run" and JOKER in meld.cards:
+            for position, placed in enumerate(meld.cards):
+                card = stands_for(meld, position)
+                if placed == JOKER and card in held:
+                    fits.setdefault(card, []).extend(
+                        LayOffMove(card=card, owner=meld.owner, index=meld.index, end=end) for end in open_ends(meld))
     return [move for card in held for move in fits.get(card, [])]
 
 
 def joker_swap_moves(state: GameState, seat: int) -> list[JokerSwapMove]:
     """R14: every joker in a run on the table whose card the seat holds, once per card and run, in the
-    order of the table. Jokers in sets stay there."""
+    order of the table. Jokers in sets stay there; R24.11: so do all, where the game moves them instead."""
+    if state.rules.joker_swaps == "move":
+        return []
     hand = state.hands[seat]
     found: list[JokerSwapMove] = []
     for meld in state.table:

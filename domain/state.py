@@ -90,6 +90,7 @@ class GameState(msgspec.Struct, frozen=True, gc=False):
     ready: tuple[bool, ...] = ()         # R23: persons ready for the next hand
     pause_over: bool = False             # R23: the next hand may be dealt
     rules: Ruleset = ZIONCHECK           # R24: the game played; Zioncheck unless its start said otherwise
+    public: bool = False                 # anyone may watch the game: its start said so (StartGame.public)
 
     @property
     def started(self) -> bool:

@@ -9,6 +9,7 @@ another class with the three methods of `ArchiveStore`.
 What an archive holds is application/archive.py's (`unpack`, `verify`); this reads and writes bytes only.
 """
 import asyncio
+import base64
 import contextlib
 import os
 import secrets
@@ -16,10 +17,11 @@ from pathlib import Path
 from typing import Protocol
 
 from nats.js import JetStreamContext
-from nats.js.errors import BucketNotFoundError, ObjectNotFoundError
-from nats.js.object_store import ObjectStore
+from nats.js.errors import BadObjectMetaError, BucketNotFoundError, ObjectNotFoundError
+from nats.js.object_store import OBJ_META_PRE_TEMPLATE, OBJ_STREAM_TEMPLATE, ObjectStore
 
 from zioncheck.services.bus.topology import ARCHIVE_BUCKET
+from zioncheck.services.observability import skipped
 
 MAX_ARCHIVE_BYTES = 64 << 20   # far above any game's archive (a whole game packs into tens of KiB)
 
@@ -100,10 +102,12 @@ class FolderStore:
 
 
 class BucketStore:
-    """Archives as objects of the Object Store bucket `bucket`, each named by `where`."""
+    """Archives as objects of the Object Store bucket `bucket`, each named by `where`. An object whose
+    description is no object description (BadObjectMetaError) is none: `get` finds no archive there, and
+    `put` writes over it; either says so, as `reader`'s (observability.skipped)."""
 
-    def __init__(self, js: JetStreamContext, bucket: str = ARCHIVE_BUCKET):
-        self.js, self.bucket = js, bucket
+    def __init__(self, js: JetStreamContext, bucket: str = ARCHIVE_BUCKET, reader: str = "house"):
+        self.js, self.bucket, self.reader = js, bucket, reader
         self._objects: ObjectStore | None = None
 
     def __str__(self) -> str:
@@ -119,12 +123,28 @@ class BucketStore:
         The server has stored each part when this returns (an object written again loses its old chunks)."""
         if len(data) > MAX_ARCHIVE_BYTES:
             raise TooLarge(where)
-        await (await self._bucket()).put(where, data)
+        objects = await self._bucket()
+        try:
+            await objects.put(where, data)
+        except BadObjectMetaError:   # what is there is no object: out of the way, then the archive
+            self._junk(where)
+            await self.js.purge_stream(OBJ_STREAM_TEMPLATE.format(bucket=self.bucket), subject=self._meta(where))
+            await objects.put(where, data)
+
+    def _meta(self, where: str) -> str:
+        """The subject of the object's description, as nats-py names it."""
+        return OBJ_META_PRE_TEMPLATE.format(bucket=self.bucket, obj=base64.urlsafe_b64encode(where.encode()).decode())
+
+    def _junk(self, where: str) -> None:
+        skipped(self.reader, "archive", self._meta(where), f"the description of {where!r} is no object description")
 
     async def exists(self, where: str) -> bool:
         try:
             await (await self._bucket()).get_info(where)
         except (BucketNotFoundError, ObjectNotFoundError):
+            return False
+        except BadObjectMetaError:
+            self._junk(where)
             return False
         return True
 
@@ -137,4 +157,7 @@ class BucketStore:
                 raise TooLarge(where)
             return (await self._objects.get(where)).data
         except (BucketNotFoundError, ObjectNotFoundError):
+            return None
+        except BadObjectMetaError:
+            self._junk(where)
             return None

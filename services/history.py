@@ -19,6 +19,7 @@ from zioncheck.contracts.archive import IndexEntry
 from zioncheck.services.archive_store import ArchiveStore, BucketStore, TooLarge
 from zioncheck.services.bus.log_store import DIRECT_BATCH, first_stored_at, read_some
 from zioncheck.services.bus.topology import HISTORY, history_subject, tenant_of
+from zioncheck.services.observability import skipped
 
 
 class NoIndex(Exception):
@@ -36,11 +37,12 @@ async def has_index(js: JetStreamContext) -> bool:
     return True
 
 
-async def matching(js: JetStreamContext, query: Query, unreadable: list[int] | None = None
-                   ) -> AsyncIterator[tuple[int, IndexEntry]]:
+async def matching(js: JetStreamContext, query: Query, unreadable: list[int] | None = None,
+                   reader: str = "house") -> AsyncIterator[tuple[int, IndexEntry]]:
     """Every entry of the index `query` asks for, after `query.after`, in index order, with its sequence;
     NoIndex when there is no index. Entries that are not an IndexEntry are left out, their sequences
-    added to `unreadable`."""
+    added to `unreadable` when the caller tells them itself (a command's output), else said and counted
+    as `reader`'s (observability.skipped)."""
     if not await has_index(js):
         raise NoIndex(HISTORY)
     subject = history_subject(query.tenant or "*", "*")
@@ -55,9 +57,11 @@ async def matching(js: JetStreamContext, query: Query, unreadable: list[int] | N
         for seq, data in found:
             try:
                 entry = _entry.decode(data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except (msgspec.DecodeError, msgspec.ValidationError) as error:
                 if unreadable is not None:
                     unreadable.append(seq)
+                else:
+                    skipped(reader, "history", HISTORY, f"not an index entry: {error}", seq)
                 continue
             if matches(query, entry.manifest):
                 yield seq, entry
@@ -66,10 +70,11 @@ async def matching(js: JetStreamContext, query: Query, unreadable: list[int] | N
         after = last
 
 
-async def list_page(js: JetStreamContext, query: Query, unreadable: list[int] | None = None) -> Page:
+async def list_page(js: JetStreamContext, query: Query, unreadable: list[int] | None = None,
+                    reader: str = "house") -> Page:
     """The page of archived games `query` asks for: its games, and the `after` of the next page."""
     kept: list[tuple[int, IndexEntry]] = []
-    async for found in matching(js, query, unreadable):
+    async for found in matching(js, query, unreadable, reader):
         kept.append(found)
         if len(kept) > query.limit:   # one more than a page: there is a next page
             break
@@ -82,10 +87,11 @@ class Unreadable(Exception):
 
 async def entry_of(js: JetStreamContext, key: str) -> IndexEntry | None:
     """The index entry of the game `key`: None when the index names no such game (or there is no index at
-    all, nothing archived here), Unreadable when its entry is no IndexEntry."""
+    all, nothing archived here), Unreadable when its entry is no IndexEntry. Read from the index's leader: a
+    replica behind would say a game just indexed is not (and the archiver would leave it hot for ever)."""
     tenant, game = tenant_of(key)
     try:
-        stored = await js.get_msg(HISTORY, subject=history_subject(tenant, game), direct=True)
+        stored = await js.get_msg(HISTORY, subject=history_subject(tenant, game))
     except (NotFoundError, NoRespondersError):
         return None
     try:

@@ -73,6 +73,18 @@ class MigrationRefused(Exception):
     """The store cannot be moved as it is (said in one line)."""
 
 
+async def _room_for(js: JetStreamContext, stream: str, commands: list) -> None:
+    """Refuse before a game's commands are copied into a partition's commands stream that they would take
+    past its byte limit: it discards old (message schedules require it), so it would push out the first
+    games moved (subject, headers and the store's record taken at 128 bytes a command at most)."""
+    info = await js.stream_info(stream)
+    needs = sum(len(msg.data or b"") + len(msg.subject) + 128 for msg in commands)
+    if info.config.max_bytes and info.config.max_bytes > 0 and info.state.bytes + needs > info.config.max_bytes:
+        raise MigrationRefused(f"{stream} would pass its byte limit ({info.config.max_bytes:,}) and push out commands "
+                               f"moved already: raise ZIONCHECK_STORE_GIB, remove the partition streams and migrate "
+                               f"again ({COMMANDS} keeps every command)")
+
+
 async def old_games(js: JetStreamContext) -> dict[str, int]:
     """The games the old log stream holds, and their batches (empty when there is no old stream)."""
     return log_store.per_game(await log_store.subject_counts(js, LOG, "zc.log.*.*"))
@@ -111,7 +123,9 @@ async def migrate(js: JetStreamContext, say: Callable[[str], None] = lambda line
     for game in games:
         p = where.of(game)
         renumbered: dict[int, int] = {}
-        for msg in await _stored(js, COMMANDS, f"zc.cmd.{game}.*"):
+        commands = await _stored(js, COMMANDS, f"zc.cmd.{game}.*")
+        await _room_for(js, commands_stream(p), commands)
+        for msg in commands:
             ack = await js.publish(stored_command_subject(p, game, origin_of(msg.subject)), msg.data,
                                    stream=commands_stream(p))
             renumbered[msg.metadata.sequence.stream] = ack.seq

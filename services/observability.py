@@ -1,6 +1,7 @@
 """Logs and metrics every service shares: structlog JSON lines and Prometheus counters."""
 import logging
 import sys
+from collections import OrderedDict
 
 import msgspec
 import structlog
@@ -38,8 +39,33 @@ ARCHIVE_WAITS = Counter("zc_archive_waits_total", "Ended games not archived yet 
                         "was still to come, by what: the table's last commands, a hand's seed", ["waiting_for"])
 GAMES_REMOVED = Counter("zc_games_removed_total", "Archived games taken out of the hot streams once their retention "
                         "ran")
+CAME_BACK = Counter("zc_removed_came_back_total", "Messages of games removed from the hot streams found there again "
+                    "(a server's restart after an unclean shutdown brings some back) and taken out again, by stream",
+                    ["stream"])
+JUNK = Counter("zc_junk_skipped_total", "Messages a house reader could not decode, or did not expect, on a house "
+               "subject: skipped (or written over, where the reader is the subject's writer), by reader and by what "
+               "it was reading", ["reader", "what"])
 LEFT_HOT = Counter("zc_archive_left_hot_total", "Messages a removal left in the hot streams, by why: stored after "
                    "the game's archive was made, or in a stream made denying purges", ["why"])
+
+
+_junk_log = structlog.get_logger("house")
+_junk_told: OrderedDict[tuple, None] = OrderedDict()   # the messages told already (skipped), the last JUNK_TOLD
+JUNK_TOLD = 10_000
+
+
+def skipped(reader: str, what: str, where: str, why: str, seq: int = 0) -> None:
+    """A message `reader` cannot use, found reading `what` at `where` (a subject, a key) at stream sequence
+    `seq` (0: not known): one log line, no traceback, and one count, once for each message a reader finds,
+    however often it reads it again. The caller skips it, or writes over it where the subject is its own."""
+    told = (reader, what, where, seq)
+    if told in _junk_told:
+        return
+    _junk_told[told] = None
+    if len(_junk_told) > JUNK_TOLD:
+        _junk_told.popitem(last=False)
+    JUNK.labels(reader, what).inc()
+    _junk_log.warning("junk_skipped", reader=reader, what=what, where=where[:120], why=why[:200], seq=seq)
 
 
 _log_encoder = msgspec.json.Encoder(enc_hook=repr)   # anything JSON has no form for is logged as its repr

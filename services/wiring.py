@@ -121,22 +121,23 @@ SPECS = (
                 lambda nc, js: TableService(nc, js),
                 (Takes("commands", _all_commands, "zc-tables", commands_stream),),
                 (metrics.COMMANDS, metrics.APPEND_SECONDS, metrics.EVENTS_APPENDED, metrics.ACTIVE_GAMES,
-                 metrics.LOG_CONFLICTS, metrics.DROPPED, metrics.TIMERS_SCHEDULED, metrics.TIMERS_HEALED)),
+                 metrics.LOG_CONFLICTS, metrics.DROPPED, metrics.TIMERS_SCHEDULED, metrics.TIMERS_HEALED,
+                 metrics.JUNK)),
     ServiceSpec("dealer", "deals each hand from a secret seed, reveals it after the hand, answers reshuffles",
                 lambda nc, js: DealerService(js),
                 (Takes("log", hand_boundaries, "zc-dealer", log_stream),
                  Takes("requests", _literal(RESHUFFLE), "zc-dealer")),
-                (metrics.DEALS, metrics.RESHUFFLES, metrics.SEEDS_REVEALED, metrics.REFUSED_ASKS)),
+                (metrics.DEALS, metrics.RESHUFFLES, metrics.SEEDS_REVEALED, metrics.REFUSED_ASKS, metrics.JUNK)),
     ServiceSpec("scoring", "folds hand ends into per-hand scores and standings",
                 lambda nc, js: ScoringService(js),
                 (Takes("log", hand_boundaries, "zc-scoring", log_stream),),
-                (metrics.HANDS_SCORED,)),
+                (metrics.HANDS_SCORED, metrics.JUNK)),
     # Every batch of every game: each game's batches that came while its last were worked (or in the 20 ms
     # after the first) are folded together and share one write of the views.
     ServiceSpec("projector", "folds the log into public and seat views and the redacted feed",
                 lambda nc, js: ProjectorService(js),
                 (Takes("log", _all_log, "zc-projector", log_stream, together=True, linger=0.02),),
-                (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED)),
+                (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED, metrics.JUNK)),
     # Every game's end comes again until its archive is written, checked and indexed (max_deliver -1); a
     # removal likewise, until the game is out of the hot streams. A few workers: a game's archive takes a
     # few reads, a pack and a check.
@@ -148,17 +149,18 @@ SPECS = (
                  Takes("stored", _literal(REMOVE_SUBJECTS), "zc-archiver", _literal(REMOVALS), workers=4,
                        max_deliver=-1)),
                 (metrics.GAMES_ARCHIVED, metrics.ARCHIVE_BYTES, metrics.ARCHIVE_FAILURES, metrics.ARCHIVE_WAITS,
-                 metrics.GAMES_REMOVED, metrics.LEFT_HOT), configured=True),
+                 metrics.GAMES_REMOVED, metrics.LEFT_HOT, metrics.CAME_BACK, metrics.JUNK), configured=True),
     # Answers requests through NATS's Services API (its own queue group and discovery), so it is
     # started on its connection rather than wired here; stateless: run as many as the load needs.
     ServiceSpec("intake", "the one door for commands: checks each one and stores it in its game's partition",
                 lambda nc, js: IntakeService(nc, js), (), (metrics.INTAKE,)),
     # Answers tenants' requests through the Services API, like the intake; stateless: run as many as needed.
     ServiceSpec("records", "answers each tenant's questions about its archived games: which, and each one's archive",
-                lambda nc, js: RecordsService(nc, js), (), (metrics.RECORDS,)),
-    # Takes nothing through a durable consumer: it follows the games whose starts seated its bots
-    # (read from the log on start, heard on zc.live.*.hand after), so every instance plays every game.
-    ServiceSpec("bots", "plays the bot seats every game's start names, resuming them from the log after a restart",
+                lambda nc, js: RecordsService(nc, js), (), (metrics.RECORDS, metrics.JUNK)),
+    # Takes nothing through a durable consumer: it follows its bot seats' views (zc.view.*.*.bot.*, read
+    # by direct get on start), never the log, so every instance plays every game.
+    ServiceSpec("bots", "plays the bot seats every game's start names, each from its own seat's view, resuming them "
+                "from those views after a restart",
                 lambda nc, js: BotsService(nc, js), (), (BOT_GAMES,)),
 )
 SERVICES = tuple(spec.name for spec in SPECS)

@@ -41,6 +41,21 @@ def pytest_sessionfinish(session):
         nats_backends.sweep()
 
 
+CHROMIUM = "/usr/bin/chromium"   # the browser tests drive Debian's Chromium (Playwright cannot fetch its own here)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """A run on a machine without Chromium skips the browser, phone and language tests: said at the end of
+    the run, with how to install it, so a green run cannot pass for a run of every test."""
+    skipped = [report for report in terminalreporter.stats.get("skipped", [])
+               if "chromium" in str(getattr(report, "longrepr", "")).lower()]
+    if skipped and not os.path.exists(CHROMIUM):
+        terminalreporter.write_sep("!", f"{len(skipped)} browser tests SKIPPED: Chromium is not installed "
+                                        f"({CHROMIUM})", red=True)
+        terminalreporter.write_line("Install it (Debian: apt-get install chromium) and run make test again; "
+                                    ".ci/run installs it.", red=True)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if inspect.iscoroutinefunction(getattr(item, "obj", None)):

@@ -30,6 +30,7 @@ def no_server(monkeypatch):
     (["export", "game-1", "--parquet", "out"], "give a game id (with -o) or --parquet DIR, not both"),
     (["export", "game-1", "--from", "2026-03-01"], "--from chooses archived games: it goes with --parquet DIR"),
     (["export", "game-1", "--won-by", "1"], "--won-by chooses archived games: it goes with --parquet DIR"),
+    (["export", "game-1", "--rules", "liverpool"], "--rules chooses archived games: it goes with --parquet DIR"),
     (["export", "--parquet", "out", "--limit", "0"], "--limit must be at least 1, not 0"),
 ], ids=" ".join)
 def test_an_option_that_cannot_be_answered_is_refused_in_one_line_before_any_server(argv, reason, no_server, capsys,
@@ -70,7 +71,9 @@ def test_the_help_of_each_option_says_what_it_chooses(capsys):
                  "--to WHEN only games that started up to this date (the whole day) or this time, UTC",
                  "--seat SEAT|NAME only games with this seat (a number from 0), or with this player at the table: "
                  "person, greedy, random, strong",
-                 "--limit N games a page lists, 1 to 1000 (default 50)"):
+                 "--limit N games a page lists, 1 to 1000 (default 50)",
+                 "--rules {zioncheck,contract,liverpool} only games played by these rules: zioncheck, contract, "
+                 "liverpool (docs/rules.md R24)"):
         assert says in helped
     with pytest.raises(SystemExit):
         main(["export", "--help"])

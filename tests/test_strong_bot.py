@@ -115,7 +115,7 @@ def sight(cards: str, *, hand_no: int = 1, top: str = "", discarder: int = 1, tu
     """Seat 0's sight at a three-seat table, two decks, the stock half full."""
     return Sight(seat=0, players=3, decks=2, hand_no=hand_no, contract=CONTRACTS[hand_no], jokers=4,
                  cards=tuple(cards.split()), hand_sizes=(10, 10, 10),
-                 table=table, discard=(top,) if top else (), discarders=(discarder,) if top else (), down=down,
+                 table=table, discard=(top,) if top else (), discarder=discarder if top else None, down=down,
                  turn=turn, drawn=drawn, window_open=bool(top), stock=40, reshuffles=0, totals=(0, 0, 0))
 
 

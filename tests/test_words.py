@@ -100,10 +100,14 @@ def test_r18_the_english_sentences_are_the_ones_the_api_has_always_sent():
         "not your turn: it is seat 2's turn, not seat 0's"
 
 
-def test_r18_a_refusal_reads_in_the_readers_language_with_the_logs_own_detail():
-    assert explain_refusal("card_not_in_hand", "card not in hand: 7C", "ru") == \
-        "этой карты нет на руке: card not in hand: 7C"
+def test_r18_a_refusal_reads_in_the_readers_language_detail_and_all():
+    assert explain_refusal("card_not_in_hand", "card not in hand: 7C (seat 0 holds 2C 3C)", "ru") == \
+        "этой карты нет на руке: 7C (у места 0 на руке: 2C 3C)"
+    assert explain_refusal("not_your_turn", "it is seat 1's turn, not seat 0's", "es") == \
+        "no es tu turno: es el turno del asiento 1, no del asiento 0"
     assert explain("must_draw_first", "es") == "primero roba una carta"
+    # a detail the rules never write (the intake's words on bytes it could not decode): the sentence alone
+    assert explain_refusal("bad_command", "Expected `int`, got `str` - at `$.seat`", "ru") == "неверная команда"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -444,6 +448,21 @@ def test_every_word_the_pages_ask_for_is_in_the_catalogues():
     unknown = sorted(f"{where}: web.{name}" for where, name in asked
                      if name not in composed and f"web.{name}" not in catalogue(ENGLISH))
     assert unknown == []
+
+
+def problem_codes() -> set[str]:
+    """Every `error` a refusal of the gateway's own may carry, as services/gateway/problems.py lists them."""
+    table = (ROOT / "services" / "gateway" / "problems.py").read_text().split('"""')[1]
+    listed = {code for row in re.findall(r"^\| \d{3} \| ([\w, ]+?) \|", table, re.M) for code in row.split(", ")}
+    return listed | {"http_error", "internal_error"}   # starlette's other statuses; a fault of the gateway's own
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_refusal_of_the_gateway_a_page_may_meet_reads_in_the_readers_language(language):
+    """A page says a Problem (or a WebSocket's close) by its code, `problem.<error>`, never by its English detail."""
+    codes = problem_codes()
+    assert {"token_expired", "invalid_game", "too_many_commands", "seat_taken"} <= codes
+    assert missing(language, sorted(f"problem.{code}" for code in codes) + ["problem.other"]) == []
 
 
 def test_words_js_reads_the_same_placeholders_as_python():

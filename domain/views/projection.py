@@ -3,20 +3,21 @@
 The rules' own fold (domain.evolve) gives hands, table, pile and turn, so a view
 can never disagree with the table; this adds the log's count of batches and the
 command its last batch answered, each hand's score and fairness record, each
-seat's latest refusals, the outcomes of the last claim window, which the game
-state forgets as soon as a window closes, and when the deadline running falls.
+seat's latest refusals, the seats the bots service plays (each has a view of its
+own), the outcomes of the last claim window, which the game state forgets as soon
+as a window closes, and when the deadline running falls.
 
 That last one is the table's clock, not the log's: the table names it in a header of the
 batch that began the deadline (`due_at`, seconds since the epoch), so a log folded without its
 headers folds to the same views but the time of a deadline running (never of a game over).
 """
-import math
 from collections.abc import Iterable
 
 import msgspec
 from msgspec.structs import replace
 
 from zioncheck.contracts import events as ev
+from zioncheck.contracts.commands import PERSON, SERVICE
 from zioncheck.contracts.log import Batch
 from zioncheck.contracts.views import REFUSALS_KEPT, ClaimOutcome, ClaimsSettled, DealRecord, HandScore, SeatRefusal
 from zioncheck.domain.evolve import evolve
@@ -34,6 +35,7 @@ class Projection(msgspec.Struct, frozen=True):
     refusals: tuple[tuple[SeatRefusal, ...], ...] = ()   # by seat, each seat's latest, oldest first
     due_at: float | None = None                   # when the deadline running falls (R19-R23), if known
     deadline: Deadline | None = None              # the deadline `game` calls for: deadline(game), kept
+    served: tuple[int, ...] = ()                  # the bot seats the bots service plays (served_seats)
 
 
 def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0, due_at: float | None = None
@@ -42,7 +44,7 @@ def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0, 
     sequence in the commands stream (the batch's `cause`); `due_at`, the time the table gave the
     deadline the batch began, if it began one."""
     game, scores, deals, last_claims = projection.game, projection.scores, projection.deals, projection.last_claims
-    refusals = projection.refusals
+    refusals, served = projection.refusals, projection.served
     discarder = game.top_discarder  # the window a draw closes belongs to the discard before it
     settled: list[ClaimOutcome] = []
     card = ""
@@ -61,16 +63,26 @@ def advance(projection: Projection, events: Iterable[ev.Event], cause: int = 0, 
             card = event.card
         elif isinstance(event, ev.Rejected):
             refusals = _refused(refusals, game.players, event, cause)
+        elif isinstance(event, ev.GameStarted):
+            served = served_seats(event)
         game = evolve(game, event)
     if settled:  # R11a: a window's outcomes all come in the batch of the draw that closes it
         last_claims = ClaimsSettled(card=card, discarder=discarder, outcomes=settled)
     due = deadline(game)
     if due != projection.deadline:   # a new deadline, or none: the earlier one's time is over
-        due_at = None if due is None or due_at is None else float(math.ceil(due_at))
+        due_at = None if due is None or due_at is None else round(due_at, 3)   # to the millisecond, as logged
     else:
         due_at = projection.due_at
     return Projection(game=game, seq=projection.seq + 1, applied=cause, scores=scores, deals=deals,
-                      last_claims=last_claims, refusals=refusals, due_at=due_at, deadline=due)
+                      last_claims=last_claims, refusals=refusals, due_at=due_at, deadline=due, served=served)
+
+
+def served_seats(started: ev.GameStarted) -> tuple[int, ...]:
+    """The seats a game's start gives the house's bots when the bots service plays them (`bots_by`): each
+    has a view of its own, which only the bots' login may read. None when the starter plays its own bots."""
+    if started.bots_by != SERVICE:
+        return ()
+    return tuple(seat for seat, who in enumerate(started.seats) if who != PERSON)
 
 
 def project(batches: Iterable[Batch], due_at: Iterable[float | None] = ()) -> Projection:

@@ -25,7 +25,8 @@ PUBLIC: dict[type, Callable[..., feed.FeedItem]] = {
     ev.ClaimFailed: lambda e: feed.PublicClaimFailed(seat=e.seat, card=e.card, why=e.why),
     ev.WentDown: lambda e: feed.PublicWentDown(
         seat=e.seat, melds=[feed.PublicMeld(kind=m.kind, cards=list(m.cards)) for m in e.melds]),
-    ev.LaidOff: lambda e: feed.PublicLaidOff(seat=e.seat, owner=e.owner, index=e.index, card=e.card, end=e.end),
+    ev.LaidOff: lambda e: feed.PublicLaidOff(seat=e.seat, owner=e.owner, index=e.index, card=e.card, end=e.end,
+                                             position=e.position),
     ev.JokerSwapped: lambda e: feed.PublicJokerSwapped(
         seat=e.seat, owner=e.owner, index=e.index, card=e.card, position=e.position),
     ev.Discarded: lambda e: feed.PublicDiscarded(seat=e.seat, card=e.card),

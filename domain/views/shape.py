@@ -34,7 +34,8 @@ def public_view(projection: Projection) -> PublicView:
         due=DUE[type(due.command)] if due else "", due_at=projection.due_at if due else None,
         held=in_play and held(g), ready=[seat for seat, ready in enumerate(g.ready) if ready],
         revealed=[list(cards) for cards in g.hands] if g.hand_over and g.scores is not None else [],
-        game=g.rules.preset, hands=g.rules.hands, contracts=_contracts(g.rules),
+        game=g.rules.preset, hands=g.rules.hands, contracts=_contracts(g.rules), public=g.public,
+        reshuffles=g.reshuffles, bot_seconds=g.limits.bot_seconds, limits=g.limits,
     )
 
 
@@ -57,4 +58,9 @@ def _contracts(rules: Ruleset) -> list[Contract]:
     """R7, R24.1: every hand's contract, in order (empty for Zioncheck's six, which every face knows)."""
     if rules.preset == "zioncheck" and rules.contracts == ZIONCHECK.contracts:
         return []
+    return every_contract(rules)
+
+
+def every_contract(rules: Ruleset) -> list[Contract]:
+    """R7, R24.1: every hand's contract in a game of `rules`, in order, Zioncheck's six too."""
     return [c for hand in range(1, rules.hands + 1) if (c := _contract(rules, hand))]

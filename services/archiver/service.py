@@ -28,11 +28,18 @@ found is checked to be this game's.
 
 Removal, when the server delivers zc.remove.<key> (with its schedule's Nats-Scheduler mark, which no
 client can set): the game must be over in its log (a game in play is never touched), indexed, and its
-archive in the store. Then its commands up to the last one archived,
-its pending deadline, its log up to the last batch archived, its feed, scores, views and standings are
-purged, in that order (the log after the commands: a game whose log is left is over and takes nothing).
+archive in the store. Then the record of its removal is written beside its index entry (kept for ever),
+and its commands up to the last one archived, its pending deadline, its log up to the last batch archived,
+its feed, scores, views, standings, mark in the register of games in play and seeds are purged, in that
+order (the log after the commands: a game whose log is left is over and takes nothing); all that once more
+AGAIN_SECONDS later, for a writer that read the game just before, and then the removal itself goes.
 A message stored after the archive was made stays, and is counted; so does one in a stream made
 denying purges, which the server never lifts (a store made before archives).
+
+What comes back: nats-server 2.15.1, started again after an unclean shutdown, brings back messages a stream
+dropped for its subject's limit wherever the last on that subject was purged since (a removed game's first
+standings, its views, its mark in the register). On its start and on every server it comes to, the
+archiver takes out again, as their records say, whatever of removed games is there (`recheck`).
 """
 import asyncio
 import calendar
@@ -52,21 +59,29 @@ from nats.js.api import RawStreamMsg
 from nats.js.errors import APIError, DigestMismatchError, NotFoundError
 
 from zioncheck.application.archive import Damaged, NotOver, make_record, pack, unpack, verify
-from zioncheck.contracts.archive import Archive, GameRecord, IndexEntry, Removal, StoredBatch, StoredCommand
+from zioncheck.contracts.archive import Archive, GameRecord, IndexEntry, Removal, Removed, StoredBatch, StoredCommand
 from zioncheck.contracts.events import GameEnded, GameStarted, HandDealt, SeedRevealed
-from zioncheck.contracts.log import Batch, decode_batch, encode
+from zioncheck.contracts.log import Batch, decode_batch, encode, readable
 from zioncheck.domain import standings as fold_standings
 from zioncheck.services.archive_store import ArchiveStore, TooLarge
 from zioncheck.services.bus import tasks
+from zioncheck.services.bus.access import server_id
 from zioncheck.services.bus.consumers import Again
-from zioncheck.services.bus.log_store import due_at, ended, last_seq, read_stored
+from zioncheck.services.bus.log_store import batches as log_batches
+from zioncheck.services.bus.log_store import due_at, ended, last_seq, per_game, read_stored, subject_counts
 from zioncheck.services.bus.publish import publish_stored
 from zioncheck.services.bus.topology import (
+    ANY_GAME,
     FEED,
     HISTORY,
+    OPEN,
+    OPEN_SUBJECTS,
+    REMOVAL_SUBJECTS,
     REMOVALS,
+    REMOVE_SUBJECTS,
     SCHEDULER_HEADER,
     SCORES,
+    SEEDS,
     STANDINGS,
     VIEWS,
     commands_stream,
@@ -78,25 +93,30 @@ from zioncheck.services.bus.topology import (
     layout,
     log_stream,
     log_subject,
+    open_subject,
     origin_of,
     removal_headers,
     removal_subject,
     remove_subject,
+    removed_subject,
     schedule_subject,
     score_subject,
+    seed_key,
     standings_key,
     stored_command_subject,
     tenant_of,
     view_keys,
 )
-from zioncheck.services.history import entry_of
+from zioncheck.services.history import Unreadable, entry_of
 from zioncheck.services.observability import (
     ARCHIVE_BYTES,
     ARCHIVE_FAILURES,
     ARCHIVE_WAITS,
+    CAME_BACK,
     GAMES_ARCHIVED,
     GAMES_REMOVED,
     LEFT_HOT,
+    skipped,
 )
 
 log = structlog.get_logger("archiver")
@@ -107,6 +127,8 @@ MAX_RETENTION = 3_650 * DAY      # ten years: past that, keep the games hot by n
 SETTLE_SECONDS = 600.0           # how long an ended game waits for its last commands and seeds before it is archived
 FIRST_WAIT, LONGEST_WAIT = 0.25, 30.0   # a game's end comes again after these, doubling, while it waits or fails
 WORKING_SECONDS = 1.0            # how often a delivery being worked on is said to be (its ack_wait is 2 s)
+AGAIN_SECONDS = 5.0              # a removal is done once more this long after the first, for a writer late with a game
+SERVER_CHECK_SECONDS = 2.0       # how often the archiver looks whether its server is one it has rechecked
 TABLES = "zc-tables"             # the table's consumer of each commands stream (services/wiring.py)
 GAME_ENDED = b'"game_ended"'     # in a log batch's JSON when it holds GameEnded: the rest are acked undecoded
 PURGE_DENIED = 10110             # the server's error code for a purge of a stream made denying purges
@@ -132,6 +154,8 @@ class ArchiverService:
         self.signing_key, self.public_key = signing_key, public_key
         self.retention = retention
         self.sealed: dict[str, bool] = {}   # whether each log stream denies purges (_sealed)
+        self.rechecked: set[str] = set()    # the servers (by id) on which what came back of removed games is out
+        self.watch: asyncio.Task | None = None
 
     async def on_stored(self, raw: Msg) -> None:
         """One delivery: a hand batch of a log, or a removal due. Raises Again to have it come back later."""
@@ -193,11 +217,11 @@ class ArchiverService:
         Waiting while the game is not settled (when `patient`), Failed for a step that failed."""
         where = await layout(self.js)
         p = where.of(key)
-        if not await ended(self.js, p, key):   # its end is gone from its log (and then, so may be a game after it)
+        if not await ended(self.js, p, key, "archiver"):   # its end is gone from its log (so may be a game after it)
             return await self._gone(key)
         await self._no_deadline(p, key)
         commands, batches, waiting = await self._settled(p, key)
-        if not any(isinstance(e, GameEnded) for _, batch in batches for e in batch.events):
+        if not any(isinstance(e, GameEnded) for _, batch in batches if batch for e in batch.events):
             return await self._gone(key)
         if waiting and patient:
             raise Waiting(waiting)
@@ -220,9 +244,11 @@ class ArchiverService:
         await self.js.purge_stream(commands_stream(partition), subject=schedule_subject(partition, key))
 
     async def _settled(self, partition: int, key: str
-                       ) -> tuple[list[RawStreamMsg], list[tuple[RawStreamMsg, Batch]], str]:
+                       ) -> tuple[list[RawStreamMsg], list[tuple[RawStreamMsg, Batch | None]], str]:
         """The game's commands and the log batches they caused, as stored; and what the game still waits for
-        ("" when nothing): the table's decision of a command, a hand's seed."""
+        ("" when nothing): the table's decision of a command, a hand's seed. A message of the log that is no
+        batch (None beside it) is kept where it stands, as the log holds it: the record is what was stored,
+        and the game's fold skips it as the table did (said and counted)."""
         stream, subject = commands_stream(partition), stored_command_subject(partition, key)
         commands, _ = await read_stored(self.js, stream, subject, whole=True,
                                         at_least=await last_seq(self.js, stream, subject))
@@ -236,33 +262,34 @@ class ArchiverService:
         # which is gone from a game removed already (its end delivered again after a crash).
         found, _ = await read_stored(self.js, logs, log_filter, whole=True,
                                      at_least=await last_seq(self.js, logs, log_filter))
-        batches = []
+        decoded = dict(log_batches([(msg.seq, msg.data or b"") for msg in found], key, "archiver"))
+        batches: list[tuple[RawStreamMsg, Batch | None]] = []
         for msg in found:
-            batch = decode_batch(msg.data or b"")
-            if batch.cause > last:   # caused by a command stored after the commands were read: not this record's
+            batch = decoded.get(msg.seq)
+            if batch is not None and batch.cause > last:   # caused by a command stored after the commands were read
                 break
             batches.append((msg, batch))
         if decided < last:
             return commands, batches, "table"
-        return commands, batches, "seed" if _unrevealed(batch for _, batch in batches) else ""
+        return commands, batches, "seed" if _unrevealed(batch for _, batch in batches if batch) else ""
 
     async def _gone(self, key: str) -> None:
         """The game's end is no longer in its log: archived and removed already (its end delivered again after
         a crash), which its index entry says; or taken out by other hands, which is said and counted. Either
         way there is nothing to archive, and the end is not asked for again."""
         tenant, game = tenant_of(key)
-        try:
-            await self.js.get_msg(HISTORY, subject=history_subject(tenant, game), direct=True)
+        try:   # from the index's leader: a replica behind would not have an entry just written
+            await self.js.get_msg(HISTORY, subject=history_subject(tenant, game))
         except NotFoundError:
             ARCHIVE_FAILURES.labels("gone").inc()
             log.error("archive_failed", game=key, step="gone",
                       error="the game's end is no longer in its log, and it was never archived")
         return None
 
-    def _record(self, key: str, commands: list[RawStreamMsg], batches: list[tuple[RawStreamMsg, Batch]]
+    def _record(self, key: str, commands: list[RawStreamMsg], batches: list[tuple[RawStreamMsg, Batch | None]]
                 ) -> GameRecord:
         tenant, game = tenant_of(key)
-        boundaries = [(msg.seq, batch) for msg, batch in batches if _kind(msg) == "hand"]
+        boundaries = [(msg.seq, batch) for msg, batch in batches if batch is not None and _kind(msg) == "hand"]
         standings, _ = fold_standings.of_boundaries(boundaries)
         try:
             return make_record(
@@ -338,7 +365,12 @@ class ArchiverService:
                                         headers={"Nats-Msg-Id": f"index:{manifest.key}:{manifest.started_at}"})
             return "found" if ack.duplicate else "written"
         except APIError as refused:   # one entry a game: this game's, or another's of the same id
-            held = await entry_of(self.js, manifest.key)
+            try:
+                held = await entry_of(self.js, manifest.key)
+            except Unreadable as junk:   # kept for ever, as every entry is: this game stays hot, its archive written
+                skipped("archiver", "history", subject, f"{junk}: the game is archived in {archived.where} and not "
+                                                        "indexed, and stays hot")
+                return ""
             if held is None:
                 raise Failed("index", f"{HISTORY} refused the entry: {refused}") from None
         if held.where == archived.where and held.manifest.started_at == manifest.started_at:
@@ -369,6 +401,14 @@ class ArchiverService:
         delivered = raw.metadata.num_delivered or 1
         try:
             why = await self.remove(key, removal)
+            done = None if why else await self.removed(key)
+            if done is not None and (time.time_ns() - done.at) / 1e9 < AGAIN_SECONDS:
+                # Once more a little later: a writer that read the game before it left (the projector's sweep,
+                # scoring) may yet write what it folded; then the removal's own messages go.
+                raise Again(AGAIN_SECONDS - (time.time_ns() - done.at) / 1e9)
+            if done is not None:
+                await self._purge(REMOVALS, removal_subject(key))
+                await self._purge(REMOVALS, remove_subject(key))
         except (asyncio.CancelledError, Again):
             raise
         except Exception as error:  # noqa: BLE001 - tried again: every purge is the same asked twice
@@ -380,35 +420,99 @@ class ArchiverService:
             log.warning("removal_refused", game=key, why=why)
 
     async def remove(self, key: str, removal: Removal) -> str:
-        """Take the game out of the hot streams as `removal` says; "" once done, else why nothing was."""
+        """Take the game out of the hot streams as `removal` says; "" once done, else why nothing was. The record
+        of the removal (`removed`) is written first, and from then on the game is taken out whatever its log says
+        (a removal cut short is done again, to its end)."""
         if removal.key != key:
             return f"the removal names another game ({removal.key[:80]})"
-        where = await layout(self.js)
-        p = where.of(key)
-        if await ended(self.js, p, key) is False:
-            return "the game is not over in its log"
-        if await self._sealed(log_stream(p)):   # a store made before archives: the game stays whole, and hot
-            LEFT_HOT.labels("stream_denies_purges").inc()
-            await self.js.purge_stream(REMOVALS, subject=remove_subject(key))
-            return f"{log_stream(p)} was made denying purges, which the server never lifts"
-        held = await entry_of(self.js, key)
-        if held is None:
-            return "the game has no entry in the history index"
-        if held.where != removal.where or not await self.store.exists(removal.where):
-            return f"its archive {removal.where} is not in {self.store} as the index says"
-        commands = commands_stream(p)
-        left = await self._purge(commands, stored_command_subject(p, key), removal.commands_to)
-        left += await self._purge(commands, schedule_subject(p, key))
-        _fault("purging")
-        left += await self._purge(log_stream(p), log_subject(p, key), removal.log_to)
-        for stream, subject in ((FEED, feed_subject(key)), (SCORES, score_subject(key)),
-                                (kv_stream(VIEWS), kv_subject(VIEWS, view_keys(key))),
-                                (kv_stream(STANDINGS), kv_subject(STANDINGS, standings_key(key)))):
-            left += await self._purge(stream, subject)
-        await self.js.purge_stream(REMOVALS, subject=remove_subject(key))
-        GAMES_REMOVED.inc()
-        log.info("game_removed", game=key, where=removal.where, left=left)
+        done = await self.removed(key)
+        if done is None:
+            p = (await layout(self.js)).of(key)
+            if await ended(self.js, p, key, "archiver") is False:
+                return "the game is not over in its log"
+            if await self._sealed(log_stream(p)):   # a store made before archives: the game stays whole, and hot
+                LEFT_HOT.labels("stream_denies_purges").inc()
+                await self.js.purge_stream(REMOVALS, subject=remove_subject(key))
+                return f"{log_stream(p)} was made denying purges, which the server never lifts"
+            held = await entry_of(self.js, key)
+            if held is None:
+                return "the game has no entry in the history index"
+            if held.where != removal.where or not await self.store.exists(removal.where):
+                return f"its archive {removal.where} is not in {self.store} as the index says"
+            done, first = await self._note_removal(p, removal), True
+        else:
+            first = False
+        taken = await self._take_out(key, done)
+        if first:
+            GAMES_REMOVED.inc()
+        log.info("game_removed", game=key, where=done.removal.where, left=taken.pop("left", 0), again=not first)
         return ""
+
+    async def removed(self, key: str) -> Removed | None:
+        """The record that the game `key` left the hot streams, None while it has not: from the index's leader."""
+        try:
+            stored = await self.js.get_msg(HISTORY, subject=removed_subject(key))
+        except NotFoundError:
+            return None
+        return msgspec.json.decode(stored.data or b"", type=Removed)
+
+    async def _note_removal(self, partition: int, removal: Removal) -> Removed:
+        """The record of the game's removal, written before anything is taken out (or found written, by a removal
+        cut short): each stream's last sequence now, past which what its subjects hold is a later game's."""
+        streams = [commands_stream(partition), *(stream for stream, _ in _derived(removal.key))]
+        upto = {stream: (await self.js.stream_info(stream)).state.last_seq for stream in streams}
+        done = Removed(removal=removal, at=time.time_ns(), upto=upto)
+        try:
+            ack = await self.js.publish(removed_subject(removal.key), msgspec.json.encode(done),
+                                        headers={"Nats-Msg-Id": f"removed:{removal.key}"})
+        except APIError:   # one record a game, kept for ever: the one written first stands
+            ack = None
+        if ack is None or ack.duplicate:
+            held = await self.removed(removal.key)
+            if held is None:
+                raise Failed("remove", f"{HISTORY} took no record of the removal of {removal.key}")
+            return held
+        return done
+
+    async def _take_out(self, key: str, done: Removed) -> dict[str, int]:
+        """Purge what the hot store holds of the removed game `done` names, in this order: its commands up to the
+        last one archived, its pending deadline, its log up to the last batch archived (after the commands: a
+        game whose log is left is over, and takes nothing more), its feed, scores, views, standings, its mark in
+        the register of games in play and its seeds. Where its log holds batches past those archived, a later
+        game of the same id is in play, and only what each stream held when the game left is taken. Returns
+        how many messages each stream gave up, and under "left" how many purges left a message stored after the
+        archive."""
+        removal = done.removal
+        p = (await layout(self.js)).of(key)
+        commands, logs = commands_stream(p), log_stream(p)
+        later = await self._later_game(p, key, removal.log_to)
+
+        def upto(stream: str) -> int | None:
+            return done.upto.get(stream) if later else None
+        taken: dict[str, int] = {}
+
+        async def purge(stream: str, subject: str, up_to: int | None, archived: bool = False) -> None:
+            purged, left = await self._purge(stream, subject, up_to, archived)
+            taken[stream] = taken.get(stream, 0) + purged
+            taken["left"] = taken.get("left", 0) + left
+        await purge(commands, stored_command_subject(p, key), removal.commands_to, archived=True)
+        await purge(commands, schedule_subject(p, key), upto(commands))
+        _fault("purging")
+        await purge(logs, log_subject(p, key), removal.log_to, archived=True)
+        for stream, subject in _derived(key):
+            await purge(stream, subject, upto(stream))
+        return taken
+
+    async def _later_game(self, partition: int, key: str, log_to: int) -> bool:
+        """Whether a later game of the id `key` has started: the game's log holds a start past `log_to` (what
+        it holds past it else is the removed game's, stored after its archive was made)."""
+        try:
+            first = await self.js.get_msg(log_stream(partition), seq=log_to + 1,
+                                          subject=log_subject(partition, key, "hand"), next=True)
+        except NotFoundError:
+            return False
+        found, _ = readable([(first.seq or 0, first.data or b"")])
+        return bool(found) and isinstance(next(iter(found[0][1].events), None), GameStarted)
 
     async def _sealed(self, stream: str) -> bool:
         """Whether `stream` was made denying purges (asked once a stream: the server never lifts the seal)."""
@@ -416,22 +520,102 @@ class ArchiverService:
             self.sealed[stream] = bool((await self.js.stream_info(stream)).config.deny_purge)
         return self.sealed[stream]
 
-    async def _purge(self, stream: str, subject: str, up_to: int | None = None) -> int:
-        """Purge `stream`'s messages on `subject`, up to stream sequence `up_to` when given; how many it left."""
+    async def _purge(self, stream: str, subject: str, up_to: int | None = None, archived: bool = False
+                     ) -> tuple[int, int]:
+        """Purge `stream`'s messages on `subject`, up to stream sequence `up_to` when given: how many it took,
+        and, for what the archive holds (`archived`), how many purges left a message stored after it."""
+        request = {"filter": subject} | ({} if up_to is None else {"seq": up_to + 1})
         try:
-            await self.js.purge_stream(stream, subject=subject, seq=None if up_to is None else up_to + 1)
+            answer = await self.js._api_request(f"{self.js._prefix}.STREAM.PURGE.{stream}",
+                                                msgspec.json.encode(request), timeout=self.js._timeout)
         except APIError as error:
             if error.err_code != PURGE_DENIED:
                 raise
             LEFT_HOT.labels("stream_denies_purges").inc()
-            return 1
-        if up_to is None:
-            return 0
+            return 0, 1
+        purged = int(answer.get("purged") or 0)
+        if not archived:
+            return purged, 0
         later = await last_seq(self.js, stream, subject)
         if later:
             LEFT_HOT.labels("stored_after_the_archive").inc()
             log.warning("left_hot", stream=stream, subject=subject, last=later, archived_to=up_to)
-        return 1 if later else 0
+        return purged, 1 if later else 0
+
+    # --- what came back ------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Look for what came back of removed games now, and on every server the connection comes to."""
+        self.watch = asyncio.ensure_future(self._watch_servers())
+
+    async def stop(self) -> None:
+        await tasks.stop([self.watch])
+
+    async def _watch_servers(self) -> None:
+        """`recheck` on each server the connection is on that it has not been done on (a server killed and
+        started again has a new id), tried again until it is done."""
+        while True:
+            server = server_id(self.js._nc)
+            if server and server not in self.rechecked and self.js._nc.is_connected:
+                try:
+                    await self.recheck()
+                except Exception as error:  # noqa: BLE001 - the server went away meanwhile: the next look retries
+                    log.warning("recheck_failed", error=repr(error)[:200])
+                else:
+                    self.rechecked.add(server)
+            await asyncio.sleep(SERVER_CHECK_SECONDS)
+
+    async def recheck(self) -> list[str]:
+        """Take out again whatever of a removed game is in the hot store: the games it found. nats-server 2.15.1,
+        started again after an unclean shutdown, brings back a message it had dropped for its subject's limit
+        (a bucket's earlier value, a mark or a removal written twice) wherever the last on that subject was purged
+        since (docs/history.md, "Removed for good"). Every game something is stored of where a removal takes from
+        is counted by subject (the streams' info, no message read); of those whose log holds no hand batch (a game
+        in play or within its retention holds its start), each that has a record of its removal is taken out
+        again, as the record says."""
+        where = await layout(self.js)
+        logged: set[str] = set()
+        for p in range(where.partitions):
+            logged |= set(per_game(await subject_counts(self.js, log_stream(p), log_subject(p, "*", "hand"))))
+        held: set[str] = set()
+        for stream, subjects in _everywhere(where.partitions):
+            held |= set(per_game(await subject_counts(self.js, stream, subjects)))
+        back = []
+        for key in sorted(held - logged):
+            done = await self.removed(key)
+            if done is None:   # never removed: a game about to start, or not the archiver's to take
+                continue
+            taken = await self._take_out(key, done)
+            if (time.time_ns() - done.at) / 1e9 >= AGAIN_SECONDS:   # else its removal comes again, and takes them
+                for subject in (removal_subject(key), remove_subject(key)):
+                    taken[REMOVALS] = taken.get(REMOVALS, 0) + (await self._purge(REMOVALS, subject))[0]
+            taken.pop("left", None)
+            for stream, count in taken.items():
+                if count:
+                    CAME_BACK.labels(stream).inc(count)
+            log.warning("removed_again", game=key, came_back={s: n for s, n in taken.items() if n})
+            back.append(key)
+        log.info("rechecked", games=len(held), removed_again=len(back))
+        return back
+
+
+def _derived(key: str) -> list[tuple[str, str]]:
+    """Where, besides its commands and its log, the hot store holds a game: (stream, subject), what a removal
+    takes out after them."""
+    return [(FEED, feed_subject(key)), (SCORES, score_subject(key)),
+            (kv_stream(VIEWS), kv_subject(VIEWS, view_keys(key))),
+            (kv_stream(STANDINGS), kv_subject(STANDINGS, standings_key(key))), (OPEN, open_subject(key)),
+            (kv_stream(SEEDS), kv_subject(SEEDS, seed_key(key, "*")))]
+
+
+def _everywhere(partitions: int) -> list[tuple[str, str]]:
+    """Every game's subjects in each stream a removal takes a game out of: (stream, subjects)."""
+    commands = [(commands_stream(p), subject) for p in range(partitions)
+                for subject in (stored_command_subject(p, "*"), schedule_subject(p, "*"))]
+    return [*commands, (FEED, feed_subject(ANY_GAME)), (SCORES, score_subject(ANY_GAME)),
+            (kv_stream(VIEWS), kv_subject(VIEWS, ">")), (kv_stream(STANDINGS), kv_subject(STANDINGS, ">")),
+            (OPEN, OPEN_SUBJECTS), (kv_stream(SEEDS), kv_subject(SEEDS, ">")),
+            (REMOVALS, REMOVAL_SUBJECTS), (REMOVALS, REMOVE_SUBJECTS)]
 
 
 class Waiting(Exception):
@@ -493,5 +677,5 @@ def built(js: JetStreamContext, credentials: Path, archive: Path | None, retenti
     signed with the house's key in `credentials`."""
     from zioncheck.services.archive_store import BucketStore, FolderStore
     from zioncheck.services.bus.access import public_key, signing_key
-    store: ArchiveStore = FolderStore(archive) if archive is not None else BucketStore(js)
+    store: ArchiveStore = FolderStore(archive) if archive is not None else BucketStore(js, reader="archiver")
     return ArchiverService(js, store, signing_key(credentials), public_key(credentials), retention)

@@ -1,4 +1,6 @@
-"""Bots seated at a game over NATS: they read the log like any client and send commands."""
+"""Bots seated at a game over NATS by a program that follows its log (one that started the game and plays its
+own bots, `zioncheck run` and `play`; tests and benches): each decides from its seat's sight of the game
+(bots/sight.py). The bots service plays its seats from their views instead (services/bots/views.py)."""
 import asyncio
 import random
 

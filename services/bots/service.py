@@ -2,34 +2,50 @@
 unless the start says the program that started it plays them (GameStarted.bots_by): `zioncheck run`
 and `play` seat their own, and the service never sits down at those.
 
-Which seats are bots, and which bot, is in the log (GameStarted.seats), and so is the pace
-(GameStarted.limits.bot_seconds): the service keeps nothing of its own. It hears each new
-game's start on zc.live.*.hand, and every `rescan` seconds reads the hand boundaries stored
-since its last look (at start, all of them) for a start it may have missed (core NATS can
-drop one): each look costs what was stored since the one before, not the whole store. A game
-started there and not over is taken up. Killed at any moment, it picks every game up again
-where the log stands. Should it be down for long, the table's own deadlines (R19) play the
-bot seats' turns meanwhile.
+It sees what its seats see and no more, and the server sees to it (docs/security.md): the projector
+writes each seat the service plays a view of its own, `<tenant>.<game>.bot.<n>` in KV zc_views (that
+seat's SeatView), and those are the only views, and the only game data, the bots' login may read; the log,
+its live copy and every other seat's view are closed to it. The service follows zc.view.*.*.bot.*, where
+the server republishes each: a game's first bot view comes with its start, and says which bot sits where
+(`seats`) and their pace (`bot_seconds`). Each bot decides from its own seat's view (services/bots/views.py).
+
+It keeps nothing of its own. At start, and every `rescan` seconds for a game whose views it may have
+missed (core NATS can drop a message), it lists the bot views stored (one stream info, keys only), reads
+one view of each game it is not playing by direct get, and takes up those not over; a game found over is
+not read again. Killed at any moment, it picks every game up again where its views stand. Should it be
+down for long, the table's own deadlines (R19) play the bot seats' turns meanwhile.
+
+A program that starts a game and plays its bots itself (`play`) follows the game's log with its own login,
+one that may read it; its bots decide from each seat's sight of the game all the same (bots/sight.py).
 """
 import asyncio
 import contextlib
 import random
 
+import msgspec
 import structlog
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.errors import NotFoundError
 from prometheus_client import Gauge
 
 from zioncheck.bots import make_bot
-from zioncheck.client import GameClient
-from zioncheck.contracts.commands import PERSON, SERVICE
-from zioncheck.contracts.events import GameEnded, GameStarted
-from zioncheck.contracts.log import decode_batch
+from zioncheck.client import GameClient, read_view
+from zioncheck.contracts.commands import PERSON
+from zioncheck.contracts.events import GameStarted
+from zioncheck.contracts.views import SeatView, decode_seat_view
 from zioncheck.services.bots.seats import play_seats
+from zioncheck.services.bots.views import SeatViews, play_views
 from zioncheck.services.bus import tasks
-from zioncheck.services.bus.log_store import read_stored
-from zioncheck.services.bus.topology import LOG, game_of, hand_boundaries, layout, live_subject, log_stream
+from zioncheck.services.bus.log_store import subject_counts
+from zioncheck.services.bus.topology import (
+    BOT_VIEWS,
+    VIEWS,
+    game_of,
+    kv_stream,
+    kv_subject,
+    view_live_subject,
+)
+from zioncheck.services.observability import skipped
 
 # How long the bots wait before playing a game on after a failed read or send, doubling up to the most.
 RETRY_FIRST, RETRY_MOST = 0.05, 0.5
@@ -42,23 +58,19 @@ def bot_seats(started: GameStarted) -> dict[int, str]:
     return {seat: who for seat, who in enumerate(started.seats) if who != PERSON}
 
 
-def ours(started: GameStarted) -> bool:
-    """Whether the bots service plays the game's bot seats: not when the program that started it does."""
-    return started.bots_by == SERVICE
-
-
 class BotsService:
     def __init__(self, nc: Client, js: JetStreamContext, seed: int | None = None, rescan: float = 30.0):
         self.client = GameClient(nc)
         self.js = js
         self.seed, self.rescan = seed, rescan
         self.playing: dict[str, asyncio.Task] = {}
-        self.seen: dict[str, int] = {}    # each log stream's last sequence looked over
+        self.tables: dict[str, SeatViews] = {}   # the games played from their bot views: each one's views
+        self.over: set[str] = set()               # games whose bot views say they are over: not read again
         self._tasks: list[asyncio.Task] = []
         self._sub = None
 
     async def start(self) -> None:
-        self._sub = await self.client.nc.subscribe(live_subject("*", "hand"), cb=self._on_hand)
+        self._sub = await self.client.nc.subscribe(view_live_subject(BOT_VIEWS), cb=self._on_view)
         await self.resume()
         self._tasks.append(asyncio.create_task(self._rescan_every()))
 
@@ -68,84 +80,79 @@ class BotsService:
                 await self._sub.unsubscribe()
         await tasks.stop([*self._tasks, *self.playing.values()])
         self.playing.clear()
+        self.tables.clear()
 
     async def resume(self) -> int:
-        """Take up the bot seats of each game started since the last look (at the first, of every stored
-        game) and not over; returns how many."""
-        where = await layout(self.js)
-        games: set[str] = set()
-        for p in range(where.partitions):
-            stream = log_stream(p)
-            try:
-                found, self.seen[stream] = await read_stored(self.js, stream, hand_boundaries(p),
-                                                             after=self.seen.get(stream, 0), whole=True)
-            except Exception as error:  # noqa: BLE001 - the next look reads this partition from where it was
-                log.warning("partition_unreadable", stream=stream, error=str(error)[:200])
-                continue
-            for msg in found:   # the game's key is its subject's (a start names the tenant's own id)
-                try:
-                    first = decode_batch(msg.data).events[:1]
-                except Exception as error:  # noqa: BLE001 - one unreadable batch must not stop the others
-                    log.warning("batch_unreadable", stream=stream, error=str(error)[:200])
-                    continue
-                if first and isinstance(first[0], GameStarted):
-                    games.add(game_of(msg.subject))
+        """Take up each game with bot views stored that is neither played here nor over; returns how many.
+        One view of each such game is read; a game found over is remembered, and never read again."""
+        keys = await subject_counts(self.js, kv_stream(VIEWS), kv_subject(VIEWS, BOT_VIEWS))
+        games: dict[str, str] = {}
+        for subject in sorted(keys):
+            games.setdefault(game_of(subject), subject.removeprefix(kv_subject(VIEWS, "")))
+        self.over &= set(games)   # a game whose views are gone (archived and removed) is forgotten
         taken = 0
-        for game in sorted(games - set(self.playing)):
-            started = await self._not_over(game, where)
-            if started is not None and game not in self.playing:   # (heard starting while its log was read)
-                taken += self._take_up(game, started) if ours(started) else 0
+        for game, key in games.items():
+            if game in self.playing or game in self.over:
+                continue
+            try:
+                data = await read_view(self.client.nc, key)
+                view = decode_seat_view(data) if data else None
+            except Exception as error:  # noqa: BLE001 - one unreadable game must not stop the others
+                log.warning("game_unreadable", game=game, error=str(error)[:200])
+                continue
+            if view is None or game in self.playing:   # (heard starting while the views were listed)
+                continue
+            if view.public.game_over:
+                self.over.add(game)
+                continue
+            taken += self._take_up(game, view)
         return taken
 
-    async def _not_over(self, game: str, where) -> GameStarted | None:
-        """The game's start, read from its log, if the game is not over."""
-        stream, hands = where.log_stream(game), where.log_subject(game, "hand")
+    async def _on_view(self, msg) -> None:
+        """A bot seat's view as the server republished it: its game's bots look at it, or, for a game not
+        played here yet, it is the game's start (or the first view heard since this service started)."""
+        if (msg.headers or {}).get("Nats-Stream") != kv_stream(VIEWS):
+            return   # only the server's republished copy of a stored view counts
         try:
-            first = decode_batch((await self.js.get_msg(stream, subject=hands, next=True, seq=1)).data)
-            last = decode_batch((await self.js.get_msg(stream, subject=hands)).data)
-        except NotFoundError:
-            return None
-        except Exception as error:  # noqa: BLE001 - one unreadable game must not stop the others
-            log.warning("game_unreadable", game=game, error=str(error)[:200])
-            return None
-        started = first.events[0] if first.events else None
-        if not isinstance(started, GameStarted) or any(isinstance(e, GameEnded) for e in last.events):
-            return None
-        return started
-
-    async def _on_hand(self, msg) -> None:
-        """A hand boundary as the log stored it: a new game's start names its bot seats."""
-        if not (msg.headers or {}).get("Nats-Stream", "").startswith(f"{LOG}_"):
-            return   # only the server's republished copy of a stored batch counts
+            view = decode_seat_view(msg.data)
+        except msgspec.DecodeError as error:   # not a view: nothing to play
+            skipped("bots", "views", msg.subject, str(error))
+            return
         game = game_of(msg.subject)
-        if game in self.playing:
-            return
-        try:
-            batch = decode_batch(msg.data)
-        except Exception:  # noqa: BLE001 - not a batch: nothing to play
-            return
-        if batch.events and isinstance(batch.events[0], GameStarted) and ours(batch.events[0]):
-            self._take_up(game, batch.events[0])
+        table = self.tables.get(game)
+        if table is not None:
+            table.offer(view)
+        elif not view.public.game_over and game not in self.over:
+            self._take_up(game, view)
 
     def play(self, game: str, started: GameStarted) -> asyncio.Task | None:
-        """Play the bot seats of a game this program started (`bots_by` "starter"); the task that
-        does, until the game is over (None when it seats no bot)."""
-        self._take_up(game, started)
-        return self.playing.get(game)
-
-    def _take_up(self, game: str, started: GameStarted) -> int:
+        """Play the bot seats of a game this program started (`bots_by` "starter"), following its log with
+        this program's own login (one that may read it); the task that does, until the game is over (None
+        when it seats no bot)."""
         seats = bot_seats(started)
         if not seats:
-            return 0
+            return None
         self.playing[game] = asyncio.create_task(self._play(game, seats, started.limits.bot_seconds))
+        log.info("bots_seated", game=game, seats=",".join(f"{seat}:{name}" for seat, name in seats.items()))
+        return self.playing[game]
+
+    def _take_up(self, game: str, view: SeatView) -> int:
+        """Play the bot seats of a game whose bot view this is: every seat its start gave a bot, as only a
+        game whose bots this service plays has bot views (domain/views/projection.py, served_seats)."""
+        seats = {seat: who for seat, who in enumerate(view.public.seats) if who != PERSON}
+        if view.seat not in seats:
+            return 0
+        table = self.tables[game] = SeatViews(self.client.nc, game, seats)
+        table.offer(view)
+        self.playing[game] = asyncio.create_task(self._play(game, seats, view.public.bot_seconds, table))
         BOT_GAMES.set(len(self.playing))
         log.info("bots_seated", game=game, seats=",".join(f"{seat}:{name}" for seat, name in seats.items()))
         return 1
 
-    async def _play(self, game: str, seats: dict[int, str], pace: float) -> None:
-        """Play the game's bot seats until it is over. A failed read or send (a server or node gone, a
-        leader being elected) is tried again after a pause that doubles up to RETRY_MOST: a game is
-        given up only when it is over."""
+    async def _play(self, game: str, seats: dict[int, str], pace: float, table: SeatViews | None = None) -> None:
+        """Play the game's bot seats until it is over: from their views (`table`), or else from the game's
+        log. A failed read or send (a server or node gone, a leader being elected) is tried again after a
+        pause that doubles up to RETRY_MOST: a game is given up only when it is over."""
         rng = random.Random(None if self.seed is None else f"{self.seed}/{game}")
         bots = {seat: make_bot(name, rng) for seat, name in seats.items()}
         pause = RETRY_FIRST
@@ -153,13 +160,17 @@ class BotsService:
             while True:
                 follower = None
                 try:
-                    follower = await self.client.follow(game)
-                    await play_seats(self.client, follower, bots, rng, pace, patience=None)
+                    if table is not None:
+                        await play_views(self.client, table, bots, rng, pace)
+                        self.over.add(game)
+                    else:
+                        follower = await self.client.follow(game)
+                        await play_seats(self.client, follower, bots, rng, pace, patience=None)
                     log.info("bots_done", game=game)
                     return
                 except asyncio.CancelledError:
                     raise
-                except Exception as error:  # noqa: BLE001 - the store comes back: play on from its log
+                except Exception as error:  # noqa: BLE001 - the store comes back: play on from where it stands
                     log.warning("bots_retrying", game=game, error=str(error)[:200], after=pause)
                     await asyncio.sleep(pause)
                     pause = min(2 * pause, RETRY_MOST)
@@ -169,6 +180,7 @@ class BotsService:
                             await follower.stop()
         finally:
             self.playing.pop(game, None)
+            self.tables.pop(game, None)
             BOT_GAMES.set(len(self.playing))
 
     async def _rescan_every(self) -> None:

@@ -6,6 +6,13 @@ server enforces every line of `PERMISSIONS`; the same table generates the embedd
 server's configuration and the files a deployment includes (`zioncheck credentials --deploy`,
 `deploy/README.md`); `docs/security.md` explains it.
 
+The house's logins share the house's account (HOUSE), which holds every stream and bucket; each tenant's
+platform logins and spectators are an account of their own (tenant_account), with no JetStream, which sees
+the house only through what the house exports to it alone (tenant_imports: its requests as services, its
+live subjects as streams), and which the server holds to the tenant's limits (TenantLimits). The server
+publishes a request's answer on whatever reply subject the sender named, in the sender's account: so no
+reply a tenant names can reach a house stream.
+
     role        may publish                          may read
     table       the log, refusals, reshuffle asks,   commands, the log, the register of games
                 games' deadlines (zc.timer.*), the   in play
@@ -14,16 +21,20 @@ server's configuration and the files a deployment includes (`zioncheck credentia
     scoring     scores, standings                    hand boundaries of the log
     projector   the feed, views                      the log, the register of games in play
     archiver    the archive bucket, the history      the commands and the log (hand boundaries),
-                index, games' removals, purges of    the archive bucket, the index, removals due,
-                finished games                       the table's progress through the commands
+                index and records of removals,       the archive bucket, the index, removals due,
+                games' removals, purges of finished  the table's progress through the commands
+                games (their seeds and marks too)
     intake      seat commands into their stream,     requests on zc.in.* (the only door for commands),
                 games it lets start into the         the register of games in play
                 register of games in play
     records     answers only                         requests on zc.records.* (tenants' archived
                                                      games), the history index, the archive bucket
     gateway     requests to the intake and to the    the log (outcomes, bots), views, feed, standings,
-                records service, games' chat         games' chat
-    bots        requests to the intake               the log, standings
+                records service, games' chat; the    games' chat
+                roll call (their Services API pings,
+                the tables' consumers' info)
+    bots        requests to the intake               the views of the seats the bots service plays
+                                                     (<game>.bot.<n>), never the log nor another seat's
     platform    requests to the intake and to the    views, feed, scores, standings, refusals:
                 records service, for its tenant      by direct get and on what the server republishes;
                                                      its archived games, through the records service
@@ -53,7 +64,7 @@ import json
 import os
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import nats
@@ -62,9 +73,10 @@ from nats.aio.client import Client
 
 from zioncheck.application.archive import new_signing_key, public_key_of
 from zioncheck.services.bus import headers
-from zioncheck.services.bus.publish import write_together
+from zioncheck.services.bus.publish import fail_pending, write_together
 from zioncheck.services.bus.topology import (
     ANY_GAME,
+    BOT_VIEWS,
     CHAT_SUBJECTS,
     DEFAULT_TENANT,
     FEED,
@@ -80,6 +92,7 @@ from zioncheck.services.bus.topology import (
     RECORDS_SUBJECTS,
     REMOVAL_SUBJECTS,
     REMOVALS,
+    REMOVED_SUBJECTS,
     RESHUFFLE,
     SCHEDULE_SUBJECTS,
     SCORES,
@@ -113,7 +126,17 @@ log = structlog.get_logger("bus")
 headers.install()  # every service connects through here: each parses its messages' headers the faster way
 ROLES = ("operator", "table", "dealer", "scoring", "projector", "archiver", "intake", "records", "gateway",
          "bots", "platform", "spectator")
-ACCOUNT = "ZIONCHECK"
+# The house's account: every service and every stream and bucket (its name is where a store keeps them,
+# jetstream/ZIONCHECK/). Each tenant is an account of its own (tenant_account) that sees the house only
+# through what the house exports to it alone and it imports: one account is one trust domain, as the
+# server acts on whatever a publish in it carries, reply subjects included (docs/security.md, "Accounts").
+ACCOUNT = HOUSE = "ZIONCHECK"
+TENANT_ACCOUNT_PREFIX = "TENANT_"
+
+
+def tenant_account(tenant: str) -> str:
+    """The account of a tenant's platform logins and spectators."""
+    return f"{TENANT_ACCOUNT_PREFIX}{tenant}"
 
 
 def _gets(stream: str) -> list[str]:
@@ -156,7 +179,12 @@ def _purged_by_the_archiver(partitions: int) -> list[str]:
     """The streams a finished game leaves once its retention has run, and the archiver's own: the archive bucket
     (an object written again takes its old chunks away) and its removals."""
     return [*(commands_stream(p) for p in range(partitions)), *(log_stream(p) for p in range(partitions)), FEED,
-            SCORES, kv_stream(VIEWS), kv_stream(STANDINGS), archive_stream(), REMOVALS]
+            SCORES, kv_stream(VIEWS), kv_stream(STANDINGS), OPEN, kv_stream(SEEDS), archive_stream(), REMOVALS]
+
+
+# What of a finished game the archiver counts, by subject, once it is removed (whatever came back of it after a
+# server's restart: services/archiver, recheck): the streams' info alone, never a message (a seed least of all).
+_COUNTED_BY_THE_ARCHIVER = (FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS), OPEN, kv_stream(SEEDS))
 
 
 # Every JetStream client may ask which stream holds a subject and read its account's limits.
@@ -217,21 +245,33 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                          durables=[(lg, "zc-scoring") for lg in logs], partitions=partitions),
         "projector": _role([feed_subject(ANY_GAME), *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS), OPEN],
                            durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
-        "archiver": _role([*archive_subjects(), HISTORY_SUBJECTS, REMOVAL_SUBJECTS,
+        "archiver": _role([*archive_subjects(), HISTORY_SUBJECTS, REMOVED_SUBJECTS, REMOVAL_SUBJECTS,
                            *[_purge(stream) for stream in _purged_by_the_archiver(partitions)],
+                           *[f"$JS.API.STREAM.INFO.{stream}" for stream in _COUNTED_BY_THE_ARCHIVER],
                            *[f"$JS.API.CONSUMER.INFO.{c}.zc-tables" for c in commands],
                            *[f"$JS.API.CONSUMER.INFO.{s}.zc-archiver" for s in (*logs, REMOVALS)]],
                           reads=[archive_stream()], gets=[*commands, *logs, HISTORY, REMOVALS],
                           durables=[(s, "zc-archiver") for s in (*logs, REMOVALS)], partitions=partitions),
-        "intake": _role([SEAT_COMMANDS, OPEN_SUBJECTS], subscribe=[INTAKE_SUBJECTS, *_discovery(INTAKE_GROUP)],
+        # Stream info of what the intake counts before it stores: how full each commands stream is, and how
+        # many feed batches and views a tenant holds (a count of subjects; no message is read).
+        "intake": _role([SEAT_COMMANDS, OPEN_SUBJECTS,
+                         *[f"$JS.API.STREAM.INFO.{s}" for s in (*commands, FEED, kv_stream(VIEWS))]],
+                        subscribe=[INTAKE_SUBJECTS, *_discovery(INTAKE_GROUP)],
                         responds=True, gets=[OPEN], partitions=partitions),
         "records": _role([], subscribe=[RECORDS_SUBJECTS, *_discovery(RECORDS_GROUP)], responds=True,
                          gets=[HISTORY], reads=[archive_stream()], partitions=partitions),
-        "gateway": _role([INTAKE_SUBJECTS, CHAT_SUBJECTS, RECORDS_SUBJECTS],
+        # The roll call (services/gateway/roll_call.py): the Services API's ping of the intake and the records
+        # service, and the info of the tables' consumers, whose waiting pulls say a table runs.
+        "gateway": _role([INTAKE_SUBJECTS, CHAT_SUBJECTS, RECORDS_SUBJECTS, f"$SRV.PING.{INTAKE_GROUP}",
+                          f"$SRV.PING.{RECORDS_GROUP}", *[f"$JS.API.CONSUMER.INFO.{c}.zc-tables" for c in commands]],
                          subscribe=["zc.live.>", "zc.rejected.>", CHAT_SUBJECTS],
                          reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
-        "bots": _role([INTAKE_SUBJECTS], subscribe=["zc.live.>", "zc.rejected.>"],
-                      reads=[*logs, kv_stream(STANDINGS)], partitions=partitions),
+        # The bots see what their seats see, and nothing of the log: the views of the seats the bots service
+        # plays (keys <t>.<g>.bot.<n>), by a direct get naming the key and as the server republishes them, and
+        # the views bucket's info, to list those keys after a restart (keys only, never a view).
+        "bots": _role([INTAKE_SUBJECTS, f"$JS.API.STREAM.INFO.{kv_stream(VIEWS)}",
+                       _last_of(kv_stream(VIEWS), kv_subject(VIEWS, BOT_VIEWS))],
+                      subscribe=[view_live_subject(BOT_VIEWS)], partitions=partitions),
     } | {role: tenant_rights(role, DEFAULT_TENANT) for role in TENANT_ROLES}
 
 
@@ -257,11 +297,10 @@ def tenant_rights(role: str, tenant: str) -> Permissions:
     if role == "platform":
         views = view_keys(games)   # the public view's key and every seat's
         return Permissions((intake_subject(games), *public, _last_of(kv_stream(VIEWS), kv_subject(VIEWS, views)),
-                            records_subject(tenant, ">"), "$JS.API.INFO"),
+                            records_subject(tenant, ">")),
                            (rejected_subject(games), view_live_subject(views), public_feed_subject(games)))
     if role == "spectator":   # public views by key only: a seat's key is never named
-        return Permissions((*public, _last_of(kv_stream(VIEWS), kv_subject(VIEWS, public_view_key(games))),
-                            "$JS.API.INFO"),
+        return Permissions((*public, _last_of(kv_stream(VIEWS), kv_subject(VIEWS, public_view_key(games)))),
                            (view_live_subject(public_view_key(games)), public_feed_subject(games)))
     raise ValueError(f"{role!r} belongs to no tenant (tenant roles: {', '.join(TENANT_ROLES)})")
 
@@ -288,6 +327,9 @@ def mappings_block(partitions: int) -> str:
 
 
 INBOXES = "_INBOX_"   # what every login's inbox starts with; no stream captures a subject of it
+# What the server names the reply subject of a request that came through an account's service import: its
+# answer goes back to the asker's own account, never into the house's streams.
+SERVICE_REPLIES = "_R_."
 
 
 def inbox_prefix(user: str) -> str:
@@ -317,16 +359,16 @@ def make_credentials(folder: Path, roles=ROLES) -> dict[str, Credential]:
 
 
 def add_user(folder: Path, user: str, role: str, tenant: str | None = None) -> Credential:
-    """A new user of `role`, with a fresh random password. A platform login is a tenant of its own
-    name (a second platform is a second tenant); a spectator watches one tenant's games (`tenant`,
-    by default the default tenant's)."""
+    """A new user of `role`, with a fresh random password. A platform login is of the tenant given, by
+    default a tenant of its own name (a second platform is a second tenant); a spectator watches one
+    tenant's games (`tenant`, by default the default tenant's). A tenant's logins share its account."""
     if role not in PERMISSIONS:
         raise ValueError(f"unknown role {role!r} (choose from {', '.join(ROLES)})")
     if not valid_game_id(user):
         raise ValueError(f"bad user name {user!r}: letters, digits, - and _, at most 64")
-    if tenant is not None and (role != "spectator" or not valid_game_id(tenant)):
-        raise ValueError(f"a tenant is given to a spectator only, as letters, digits, - and _ (not {tenant!r}); "
-                         f"a platform login is a tenant of its own name")
+    if tenant is not None and (role not in TENANT_ROLES or not valid_game_id(tenant)):
+        raise ValueError(f"a tenant is given to a platform or a spectator only, as letters, digits, - and _ "
+                         f"(not {tenant!r}); the other roles are the house's")
     tenant = _tenant_of(role, user, tenant)
     credential = Credential(user=user, password=secrets.token_urlsafe(24), role=role, tenant=tenant)
     path = folder / f"{user}.json"
@@ -338,9 +380,9 @@ def add_user(folder: Path, user: str, role: str, tenant: str | None = None) -> C
 
 
 def _tenant_of(role: str, user: str, tenant: str | None) -> str:
-    """A login's tenant: a platform is a tenant of its own name, a spectator watches the one given (by
-    default the default tenant); other roles are the house's and belong to none."""
-    return user if role == "platform" else (tenant or DEFAULT_TENANT) if role == "spectator" else ""
+    """A login's tenant: a platform's is the one given, else a tenant of its own name; a spectator watches the
+    one given (by default the default tenant); other roles are the house's and belong to none."""
+    return (tenant or user) if role == "platform" else (tenant or DEFAULT_TENANT) if role == "spectator" else ""
 
 
 SIGNING_KEY = "archive-signing.key"   # the house's ed25519 key that signs each game's archive (hex, mode 0600)
@@ -372,6 +414,8 @@ def public_key(folder: Path) -> str:
 def read_credentials(folder: Path) -> dict[str, Credential]:
     found = {}
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if path.name == TENANT_LIMITS_FILE:
+            continue
         data = json.loads(path.read_text())
         found[data["user"]] = Credential(data["user"], data["password"], data["role"],
                                          _tenant_of(data["role"], data["user"], data.get("tenant")))
@@ -397,21 +441,105 @@ def user_block(credential: Credential, partitions: int = DEFAULT_PARTITIONS, che
             f"       }}}}")
 
 
-def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PARTITIONS, checked: bool = True,
-                   replicas: int = 1) -> str:
-    """The `accounts` section: one account with JetStream, its partition mappings, a user per credential.
-    The account's storage is capped at the store's limits (topology.StoreLimits): a full store
-    refuses and keeps all; its memory, at the views' and the feed's limits (held in memory when
+def tenant_imports(tenant: str) -> Permissions:
+    """What the house exports to `tenant`'s account alone, and that account imports: the requests it may
+    make (publish: the intake, the records service, direct gets of its games' views, feed, scores and
+    standings), each answered back into the tenant's own account, and the live subjects it may follow
+    (subscribe). The most any login of the tenant may do: its platform's rights, named for the tenant."""
+    return tenant_rights("platform", tenant)
+
+
+def _offered(tenant: str) -> list[tuple[str, str]]:
+    """What the house exports to the tenant and it imports, each as (kind, subject): its requests are
+    services, its live subjects streams."""
+    imports = tenant_imports(tenant)
+    return [*(("service", subject) for subject in imports.publish), *(("stream", s) for s in imports.subscribe)]
+
+
+@dataclass(frozen=True)
+class TenantLimits:
+    """What the server holds one tenant's account to, whatever its logins do: connections at once (all its
+    logins together), subscriptions at once on one connection (so connections x subscriptions in all: a
+    platform follows its games with wildcards, docs/integration.md), and the bytes of one message it
+    publishes. A subscription past the limit is refused; a publish past `payload`
+    closes its connection, with the server's reason; the intake refuses a command past its 16 KiB long
+    before (MAX_COMMAND_BYTES), with its own."""
+    connections: int = 64
+    subscriptions: int = 512
+    payload: int = 64 * 1024
+
+    def block(self) -> str:
+        return (f"limits: {{max_connections: {self.connections}, max_subscriptions: {self.subscriptions}, "
+                f"max_payload: {self.payload}}}")
+
+
+TENANT_LIMITS_FILE = "tenant-limits.json"   # beside the logins: each tenant's TenantLimits where not the default
+
+
+def read_tenant_limits(folder: Path) -> dict[str, TenantLimits]:
+    """The tenants whose limits were set (`zioncheck credentials --tenant T --max-connections N ...`)."""
+    path = folder / TENANT_LIMITS_FILE
+    if not path.exists():
+        return {}
+    return {tenant: TenantLimits(**given) for tenant, given in json.loads(path.read_text()).items()}
+
+
+def set_tenant_limits(folder: Path, tenant: str, **given: int | None) -> TenantLimits:
+    """Set some of a tenant's limits (the others stay as they were, or the defaults); returns them all."""
+    if not valid_game_id(tenant):
+        raise ValueError(f"bad tenant {tenant!r}: letters, digits, - and _, at most 64")
+    if any(value is not None and value < 1 for value in given.values()):
+        raise ValueError("a tenant's limits are whole numbers from 1")
+    every = read_tenant_limits(folder)
+    limits = replace(every.get(tenant, TenantLimits()), **{k: v for k, v in given.items() if v is not None})
+    every[tenant] = limits
+    write_private(folder / TENANT_LIMITS_FILE,
+                  json.dumps({name: asdict(value) for name, value in sorted(every.items())}, indent=1) + "\n")
+    return limits
+
+
+def _house_account(users: list[str], tenants: list[str], partitions: int, replicas: int) -> str:
+    """The house: JetStream, the partition mapping, the house's users, and per tenant what it exports to that
+    tenant's account alone. The account's storage is capped at the store's limits (topology.StoreLimits): a
+    full store refuses and keeps all; its memory, at the views' and the feed's limits (held in memory when
     replicated). The server counts each replica's bytes against it, so the cap is the limits times the
     `replicas` the streams have."""
-    users = [user_block(c, partitions, checked) for c in credentials]
     limits = StoreLimits.configured()
     store = limits.total_bytes * replicas
-    # the views and the feed, held in memory when replicated (topology.DERIVED)
-    memory = (limits.bytes_of(VIEWS) + limits.bytes_of(FEED)) * replicas
-    return (f"accounts: {{\n  {ACCOUNT}: {{\n    jetstream: {{max_file: {store}, max_mem: {memory}}}\n"
+    memory = (limits.bytes_of(VIEWS) + limits.bytes_of(FEED)) * replicas   # topology.DERIVED
+    exports = []
+    for tenant in tenants:
+        to = _quoted([tenant_account(tenant)])
+        exports += [f"      {{{kind}: {json.dumps(subject)}, accounts: {to}}}" for kind, subject in _offered(tenant)]
+    return (f"  {HOUSE}: {{\n    jetstream: {{max_file: {store}, max_mem: {memory}}}\n"
             + mappings_block(partitions)
-            + "    users: [\n" + "\n".join(users) + "\n    ]\n  }\n}\n")
+            + "    users: [\n" + "\n".join(users) + "\n    ]\n"
+            + ("    exports: [\n" + "\n".join(exports) + "\n    ]\n" if exports else "") + "  }\n")
+
+
+def _tenant_account(tenant: str, users: list[str], limits: TenantLimits) -> str:
+    """A tenant's account: its logins, no JetStream, the server's limits, and the house's exports to it."""
+    imports = _offered(tenant)
+    house = json.dumps(HOUSE)
+    lines = [f"      {{{kind}: {{account: {house}, subject: {json.dumps(subject)}}}}}" for kind, subject in imports]
+    return (f"  {json.dumps(tenant_account(tenant))}: {{\n    {limits.block()}\n"
+            + "    users: [\n" + "\n".join(users) + "\n    ]\n"
+            + "    imports: [\n" + "\n".join(lines) + "\n    ]\n  }\n")
+
+
+def accounts_block(credentials: list[Credential], partitions: int = DEFAULT_PARTITIONS, checked: bool = True,
+                   replicas: int = 1, limits: dict[str, TenantLimits] | None = None) -> str:
+    """The `accounts` section: the house's account, with JetStream, its partition mapping and every house
+    login; and an account for each tenant that has a login, with its platform logins and spectators, the
+    limits the server holds it to (`limits`, else TenantLimits()), and what it imports from the house."""
+    house = [user_block(c, partitions, checked) for c in credentials if c.role not in TENANT_ROLES]
+    tenants = sorted({c.tenant for c in credentials if c.role in TENANT_ROLES})
+    text = _house_account(house, tenants, partitions, replicas)
+    for tenant in tenants:
+        users = [user_block(c, partitions, checked) for c in credentials
+                 if c.role in TENANT_ROLES and c.tenant == tenant]
+        text += _tenant_account(tenant, users, (limits or {}).get(tenant, TenantLimits()))
+    return "accounts: {\n" + text + "}\n"
 
 
 ROUTE_USER = "route"
@@ -435,7 +563,8 @@ def write_server_files(folder: Path, routes: list[str], partitions: int = DEFAUL
     if not route_file.exists():
         write_private(route_file, secrets.token_urlsafe(24))
     written = [write_private(folder / "accounts.conf",
-                             accounts_block(list(credentials.values()), partitions, replicas=replicas)),
+                             accounts_block(list(credentials.values()), partitions, replicas=replicas,
+                                            limits=read_tenant_limits(folder / "credentials"))),
                write_private(folder / "routes.conf", routes_block(route_file.read_text().strip(), routes))]
     return written
 
@@ -493,8 +622,19 @@ async def _told(error: Exception) -> None:
 
 
 async def connect(access: Access, user: str, **options) -> Client:
-    """A NATS connection logged in as `user`, writing what a turn publishes at once (write_together)."""
-    nc = await nats.connect(**(access.connect_options(user) | options))
+    """A NATS connection logged in as `user`, writing what a turn publishes at once (write_together), whose
+    requests waiting for an answer fail at once when the connection is lost (fail_pending), so a sender
+    sends again as soon as the server is back rather than at its timeout."""
+    told = options.pop("disconnected_cb", None)
+    made: list[Client] = []
+
+    async def lost() -> None:
+        if made:
+            fail_pending(made[0])
+        if told is not None:
+            await told()
+    nc = await nats.connect(**(access.connect_options(user) | options | {"disconnected_cb": lost}))
+    made.append(nc)
     write_together(nc)
     return nc
 

@@ -22,7 +22,13 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from zioncheck.services.bus.access import Access, accounts_block, make_credentials, write_private
+from zioncheck.services.bus.access import (
+    Access,
+    accounts_block,
+    make_credentials,
+    read_tenant_limits,
+    write_private,
+)
 from zioncheck.services.bus.topology import GIB, LOG, StoreLimits, log_partition
 
 HOME = Path(os.environ.get("ZIONCHECK_HOME", ".zioncheck"))
@@ -94,7 +100,7 @@ def config_text(port: int, store: Path, sync_always: bool = True, credentials: P
             f'jetstream {{\n  store_dir: "{store.resolve()}"\n{sync}  max_file_store: {file_store_bytes()}\n}}\n')
     if credentials is not None:
         text += accounts_block(list(make_credentials(credentials).values()), partitions or embedded_partitions(store),
-                               checked, replicas)
+                               checked, replicas, read_tenant_limits(credentials))
     return text + extra
 
 

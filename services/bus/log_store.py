@@ -19,9 +19,10 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg
 from nats.js.errors import BadRequestError, NotFoundError
+from nats.js.kv import KeyValue
 
 from zioncheck.contracts.events import GameAbandoned, GameEnded, GameStarted, HandEnded, PauseEnded
-from zioncheck.contracts.log import Batch, decode_batch, encode
+from zioncheck.contracts.log import Batch, NotABatch, encode, readable
 from zioncheck.domain import GameState, fold
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.timers import deadline
@@ -29,6 +30,7 @@ from zioncheck.services.bus.publish import publish_grouped
 from zioncheck.services.bus.topology import (
     BATCH_HEADER,
     DUE_HEADER,
+    SCHEDULE_HEADER,
     commands_stream,
     game_of,
     layout,
@@ -36,7 +38,7 @@ from zioncheck.services.bus.topology import (
     log_subject,
     schedule_subject,
 )
-from zioncheck.services.observability import READS_BEHIND
+from zioncheck.services.observability import READS_BEHIND, skipped
 
 WRONG_LAST_SEQUENCE = 10071
 STREAM_NOT_FOUND = 10059
@@ -66,16 +68,31 @@ class LoggedGame:
         self.stream, self.subject = log_stream(self.partition), log_subject(self.partition, self.game)
 
 
-async def read_batches(js: JetStreamContext, game: str, kind: str = "*", at_least: int | None = None
-                       ) -> list[tuple[int, Batch]]:
+async def read_batches(js: JetStreamContext, game: str, kind: str = "*", at_least: int | None = None,
+                       reader: str = "house", unreadable: list[NotABatch] | None = None) -> list[tuple[int, Batch]]:
     """Every batch of a game's log (or of one kind) with its stream sequence, oldest first: at least up
-    to stream sequence `at_least` (read your writes), by default the last the stream's leader holds."""
+    to stream sequence `at_least` (read your writes), by default the last the stream's leader holds. A
+    message that is no batch is left out (`batches`)."""
     found_layout = await layout(js)
     stream, subject = found_layout.log_stream(game), found_layout.log_subject(game, kind)
     if at_least is None:
         at_least = await last_seq(js, stream, subject)
     found, _ = await read_stored(js, stream, subject, at_least=at_least)
-    return [(seq, decode_batch(data)) for seq, data in found]
+    return batches(found, game, reader, unreadable)
+
+
+def batches(found: list[tuple[int, bytes]], game: str, reader: str,
+            unreadable: list[NotABatch] | None = None) -> list[tuple[int, Batch]]:
+    """The log batches among a game's stored messages, each message that is none left out: added to
+    `unreadable` when the caller tells them itself (a command's output), else logged and counted as
+    `reader`'s (observability.skipped). The game goes on past such a message as if it were not there."""
+    found_batches, junk = readable(found)
+    for seq, why in junk:
+        if unreadable is not None:
+            unreadable.append(NotABatch(seq, why))
+        else:
+            skipped(reader, "log", game, why, seq=seq)
+    return found_batches
 
 
 # Read your writes: the rule every reader of a stream keeps. On a replicated stream any replica may
@@ -84,7 +101,8 @@ async def read_batches(js: JetStreamContext, game: str, kind: str = "*", at_leas
 # stream's leader said it is the last) reads at least up to it (`read_stored`'s `at_least`): an
 # answer that stops short is asked again, READ_PAUSE later and doubling, and when the replica has
 # not caught up in the read's timeout the read raises Behind, so that its handler acks nothing and
-# the message is delivered again. Gets that name no sequence (`last_seq`) go to the leader.
+# the message is delivered again. Gets that name no sequence (`last_seq`, `ended`, a bucket's value read
+# `from_leader`) go to the leader: what a reader told nothing decides from, it reads where it was written.
 READ_PAUSE = 0.005
 
 
@@ -99,6 +117,14 @@ async def last_seq(js: JetStreamContext, stream: str, subject: str) -> int:
         return (await js.get_msg(stream, subject=subject)).seq or 0
     except NotFoundError:
         return 0
+
+
+def from_leader(kv: KeyValue) -> KeyValue:
+    """The bucket `kv` read from its stream's leader: a plain get (STREAM.MSG.GET), which only the leader
+    answers, where nats-py's own reads of a bucket made with direct gets may be answered by a replica behind.
+    What a reader that decides from a value and was told nothing of it reads (a write's compare-and-set
+    guard, standings already published)."""
+    return KeyValue(name=kv._name, stream=kv._stream, pre=kv._pre, js=kv._js, direct=False)
 
 
 # The most messages one batched direct get asks for; the rest of a log comes in the next request.
@@ -128,11 +154,12 @@ async def read_stored(js: JetStreamContext, stream: str, subject: str, after: in
 
 
 async def read_some(js: JetStreamContext, stream: str, subject: str, after: int = 0, most: int = DIRECT_BATCH,
-                    timeout: float = 10.0) -> tuple[list[tuple[int, bytes]], int]:
+                    timeout: float = 10.0, whole: bool = False) -> tuple[list, int]:
     """At most `most` messages of `stream` on `subject` after sequence `after`, oldest first, as (sequence,
     data), and the last one's sequence (`after` when there is none): one batched direct get, a page of a
-    long read. Fewer than `most` means there were no more."""
-    return await _read_stored(js, stream, subject, after, True, timeout, False, most=max(1, min(most, DIRECT_BATCH)))
+    long read. Fewer than `most` means there were no more. With `whole`, each message as a RawStreamMsg
+    instead (its time too)."""
+    return await _read_stored(js, stream, subject, after, True, timeout, whole, most=max(1, min(most, DIRECT_BATCH)))
 
 
 async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: int, sequences: bool,
@@ -321,47 +348,90 @@ async def subject_counts(js: JetStreamContext, stream: str, subjects: str, timeo
             return counts
 
 
-async def unscheduled(js: JetStreamContext, over: set[str], logged: set[str] | None = None) -> list[str]:
+async def unscheduled(js: JetStreamContext, over: set[str], logged: set[str] | None = None,
+                      reader: str = "house") -> list[str]:
     """The games with a log (`logged`, when the caller has counted them: stored_games) and no schedule
     pending (topology.schedule_subject), leaving out `over`, whose last hand batch does not end the
     game: those whose deadline, if their log calls for one, has no schedule to come. Adds the games it
-    finds over to `over`. A count of subjects a stream, one direct get a game left."""
+    finds over to `over`. The games' timer subjects read a partition (a message or so a game), one
+    direct get a game left. A game whose timer subject holds last a message that is no schedule has none
+    pending (the server drops a schedule once another message is stored on its subject): said, once it
+    is found not over (observability.skipped)."""
     where = await layout(js)
     logged = set(await stored_games(js)) if logged is None else logged
     pending: set[str] = set()
+    junk: dict[str, RawStreamMsg] = {}
     for p in range(where.partitions):
-        pending |= per_game(await subject_counts(js, commands_stream(p), schedule_subject(p, "*"))).keys()
+        found, _ = await read_stored(js, commands_stream(p), schedule_subject(p, "*"), whole=True)
+        last = {game_of(msg.subject or ""): msg for msg in found}
+        for game, msg in last.items():
+            if is_schedule(msg.headers):
+                pending.add(game)
+            else:
+                junk[game] = msg
     found = []
     for game in sorted(logged - pending - over):
-        is_over = await ended(js, where.of(game), game)
+        is_over = await ended(js, where.of(game), game, reader)
         if is_over:
             over.add(game)
         elif is_over is not None:
             found.append(game)
+            if game in junk:
+                skipped(reader, "timer", junk[game].subject or "", "the game's timer subject holds last a message "
+                        "that is no schedule: its deadline has none pending", junk[game].seq or 0)
     return found
 
 
-async def ended(js: JetStreamContext, partition: int, game: str) -> bool | None:
-    """Whether the game's last hand batch ends it (None for a game with no log): one direct get."""
+def is_schedule(headers: dict | None) -> bool:
+    """Whether a message on a game's timer subject, by its headers, is a schedule (the table's): one stored
+    with no schedule header is none, and stops the server's schedule stored before it."""
+    return bool((headers or {}).get(SCHEDULE_HEADER))
+
+
+async def ended(js: JetStreamContext, partition: int, game: str, reader: str = "house") -> bool | None:
+    """Whether the game's last hand batch ends it (None for a game with no log): one get, from the stream's
+    leader (a replica behind would call a game that just ended in play, and one just removed still there).
+    Where the last hand message is no batch, the last that is one says (the game's hand batches read)."""
+    stream, hands = log_stream(partition), log_subject(partition, game, "hand")
     try:
-        last = await js.get_msg(log_stream(partition), subject=log_subject(partition, game, "hand"), direct=True)
+        last = await js.get_msg(stream, subject=hands)
     except NotFoundError:
         return None
-    return any(isinstance(event, (GameEnded, GameAbandoned)) for event in decode_batch(last.data).events)
+    found, _ = readable([(last.seq or 0, last.data or b"")])
+    if not found:
+        stored, _ = await read_stored(js, stream, hands, at_least=last.seq or 0)
+        found = batches(stored, game, reader)[-1:]
+        if not found:
+            return None   # no hand batch at all: no game
+    return any(isinstance(event, (GameEnded, GameAbandoned)) for event in found[0][1].events)
+
+
+async def still_logged(js: JetStreamContext, game: str, seq: int, kind: str = "*") -> bool:
+    """Whether the game's log holds its message `seq` (of `kind`) or a later one, as the stream's leader says:
+    a writer of what is folded from a log asks it last, so that it writes nothing of a game the archiver took
+    out of the hot streams meanwhile (its retention run: services/archiver)."""
+    found = await layout(js)
+    return seq > 0 and await last_seq(js, found.log_stream(game), found.log_subject(game, kind)) >= seq
 
 
 async def holds(js: JetStreamContext, stream: str, subject: str) -> bool:
-    """Whether `stream` holds a message on `subject`: one direct get."""
+    """Whether `stream` holds a message on `subject`: one direct get, and where its replica says none, one
+    get from the stream's leader (a replica behind has not stored what was just written)."""
     try:
         await js.get_msg(stream, subject=subject, direct=True)
     except NotFoundError:
-        return False
+        return bool(await last_seq(js, stream, subject))
     return True
 
 
 async def schedule_pending(js: JetStreamContext, partition: int, game: str) -> bool:
-    """Whether the game's deadline has a schedule pending in its partition's commands stream."""
-    return await holds(js, commands_stream(partition), schedule_subject(partition, game))
+    """Whether the game's deadline has a schedule pending in its partition's commands stream: the last
+    message on its timer subject is a schedule (`is_schedule`)."""
+    try:
+        last = await js.get_msg(commands_stream(partition), subject=schedule_subject(partition, game), direct=True)
+    except NotFoundError:
+        return False
+    return is_schedule(last.headers)
 
 
 async def stalled_games(js: JetStreamContext, now: float) -> set[str]:
@@ -413,29 +483,35 @@ async def next_message(js: JetStreamContext, game: str, after: int):
     return await js.get_msg(stream, seq=after + 1, subject=subject, next=True)
 
 
-async def load(js: JetStreamContext, game: str) -> LoggedGame:
+async def load(js: JetStreamContext, game: str, reader: str = "house") -> LoggedGame:
     """A game's state folded from its whole log, at least as far as the stream's leader holds it."""
     logged = LoggedGame(game=game, partition=(await layout(js)).of(game))
-    await catch_up(js, logged, await last_seq(js, logged.stream, logged.subject))
+    await catch_up(js, logged, await last_seq(js, logged.stream, logged.subject), reader)
     return logged
 
 
-async def catch_up(js: JetStreamContext, logged: LoggedGame, at_least: int = 0) -> None:
+async def catch_up(js: JetStreamContext, logged: LoggedGame, at_least: int = 0, reader: str = "house") -> None:
     """Fold the batches appended after this copy's last one (by another writer, or all of them), at
-    least up to stream sequence `at_least`."""
+    least up to stream sequence `at_least`. A message that is no batch is stepped over (`batches`): the
+    next append names the log's true last sequence, and the game goes on."""
     found, last = await read_stored(js, logged.stream, logged.subject, after=logged.last_seq, sequences=False,
                                     at_least=at_least)
     if not found:
         return
-    batches = [decode_batch(data) for _, data in found]
-    _advance(logged, last, batches, fold(logged.state, [event for batch in batches for event in batch.events]))
+    decoded, junk = readable(found)
+    if junk:   # something that is no batch: read again with sequences, to say where it stands
+        found, last = await read_stored(js, logged.stream, logged.subject, after=logged.last_seq, at_least=at_least)
+        decoded = batches(found, logged.game, reader)
+    folded = [batch for _, batch in decoded]
+    _advance(logged, last, folded, fold(logged.state, [event for batch in folded for event in batch.events]))
 
 
 def _advance(logged: LoggedGame, last_seq: int, batches: list[Batch], state: GameState) -> None:
-    """The copy moved on by `batches`, the last stored at `last_seq`; `state` is its state folded over them."""
+    """The copy moved on by `batches`, the last stored at `last_seq`; `state` is its state folded over them.
+    `batches` leaves out what was stored that is no batch: neither applied nor counted (BATCH_HEADER)."""
     logged.state = state
     logged.last_seq = last_seq
-    logged.applied = max(logged.applied, *(batch.cause for batch in batches))
+    logged.applied = max([logged.applied, *(batch.cause for batch in batches)])
     logged.batches += len(batches)
     logged.refusals += sum(1 for batch in batches if refusal_of(batch.events))
 
@@ -476,12 +552,14 @@ def due_at(headers: dict | None) -> float | None:
         return None
 
 
-async def read_stamped(js: JetStreamContext, game: str) -> list[tuple[Batch, float | None]]:
+async def read_stamped(js: JetStreamContext, game: str, reader: str = "house") -> list[tuple[Batch, float | None]]:
     """Every batch of a game's log with the time of the deadline it began (`due_at`), oldest first, at
-    least as far as the stream's leader holds it: what its views are folded from."""
+    least as far as the stream's leader holds it: what its views are folded from. A message that is no
+    batch is left out (`batches`)."""
     stream, subject = await where(js, game)
     found, _ = await read_stored(js, stream, subject, whole=True, at_least=await last_seq(js, stream, subject))
-    return [(decode_batch(msg.data or b""), due_at(msg.headers)) for msg in found]
+    due = {msg.seq: due_at(msg.headers) for msg in found}
+    return [(batch, due[seq]) for seq, batch in batches([(msg.seq, msg.data or b"") for msg in found], game, reader)]
 
 
 HAND_BOUNDARIES = (GameStarted, HandEnded, PauseEnded, GameEnded)   # what the dealer and scoring follow

@@ -145,6 +145,27 @@ async def _flusher(self: Client) -> None:
                 future.set_result(None)
 
 
+class ConnectionLost(TimeoutError):
+    """The connection to the server was lost while a request waited for its answer: the answer will not
+    come, so the request fails at once rather than at its timeout (a TimeoutError, as one that never came).
+    A sender with an idempotency key sends again as soon as it likes."""
+
+    def __str__(self) -> str:
+        return "nats: the connection was lost before the answer came"
+
+
+def fail_pending(nc: Client) -> int:
+    """Fail every request of the connection still waiting for its answer (nats-py's and this module's, which
+    share its request inbox) with ConnectionLost: called when the connection is lost, since nats-py lets
+    them wait out their timeouts. How many it failed."""
+    failed = 0
+    for future in list(getattr(nc, "_resp_map", {}).values()):
+        if not future.done():
+            future.set_exception(ConnectionLost())
+            failed += 1
+    return failed
+
+
 def _acks(nc: Client) -> _Acks | None:
     """The connection's acks outstanding (None for a client without nats-py's request inbox)."""
     found = getattr(nc, "_zc_acks", None)

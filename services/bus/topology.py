@@ -28,8 +28,8 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
     zc.live.<game>.<kind>  each batch a log stream stored, republished by the server on core NATS
                       (headers Nats-Stream, Nats-Sequence and Zc-Batch): a cheap live feed, the same
                       subject whatever the partition
-    zc.view.<key>     each view the projector stores, republished by the server (key <game>.public
-                      or <game>.seat.<n>): how readers that make no consumers follow views
+    zc.view.<key>     each view the projector stores, republished by the server (key <game>.public,
+                      <game>.seat.<n> or <game>.bot.<n>): how readers that make no consumers follow views
     zc.public.<game>  each feed batch stored, republished by the server
     zc.partitions     published by a service to learn P: the account maps it to zc.partitions.<P>
     zc.score.<game>   per-hand scores and totals (stream ZC_SCORES)
@@ -49,7 +49,10 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
     zc.removal.<game>  a finished game's removal from the hot streams, pending until its retention has run
                       (stream ZC_REMOVALS, a message schedule the archiver sets); when due, the server
                       delivers it on zc.remove.<game> and the archiver removes the game's commands, log,
-                      feed, scores, views and standings, which its archive holds
+                      feed, scores, views, standings, mark in the register and seeds, which its archive holds
+    zc.history.<tenant>.<game>.removed  the record that a game left the hot streams (ZC_HISTORY, one
+                      contracts.archive.Removed a game, for ever), which the archiver goes by to take out again
+                      whatever of the game comes back (services/archiver: recheck)
     zc.records.<tenant>.list, zc.records.<tenant>.get.<game>  a tenant asks the records service
                       (services/records) for its archived games and a game's signed archive
                       (request/reply; no stream captures it)
@@ -57,7 +60,9 @@ stream ZC_LOG_<p>, so synced appends of different partitions go on in parallel.
                       the table may ask, only the dealer answers)
     KV zc_standings   latest standings per game; KV zc_dealer_seeds the dealer's secrets
     KV zc_views       the projector's views: `<game>.public` (contracts.views.PublicView)
-                      and `<game>.seat.<n>` (SeatView); give a seat's key to that seat only
+                      and `<game>.seat.<n>` (SeatView); give a seat's key to that seat only. A seat
+                      the bots service plays has its SeatView under `<game>.bot.<n>` too, which only
+                      the bots' login reads (and a platform's, which reads every seat of its games)
 
 Scores, feed and the buckets stay single: a few writes a hand, or written by the projector
 off the synced path. A subject stored in a partition's commands stream (a timer's schedule
@@ -121,6 +126,7 @@ def stored_command_subject(partition: int, game: str, origin: str = "*") -> str:
 # What the server puts on a fired schedule's message: the schedule's subject. A client's publish
 # carrying it is refused by the server, so it tells the table which schedule a timeout came from.
 SCHEDULER_HEADER = "Nats-Scheduler"
+SCHEDULE_HEADER = "Nats-Schedule"   # what makes a stored message a schedule (its time: `@at <RFC 3339>`)
 SCHEDULE_SUBJECTS = "zc.timer.*.*"
 
 
@@ -133,7 +139,7 @@ def schedule_subject(partition: int, game: str) -> str:
 def schedule_headers(partition: int, game: str, at: str) -> dict[str, str]:
     """The headers that make a message on schedule_subject a schedule: deliver its payload on the
     game's timer subject at `at` (RFC 3339, UTC)."""
-    return {"Nats-Schedule": f"@at {at}", "Nats-Schedule-Target": stored_command_subject(partition, game, TIMER)}
+    return {SCHEDULE_HEADER: f"@at {at}", "Nats-Schedule-Target": stored_command_subject(partition, game, TIMER)}
 
 
 def origin_of(subject: str) -> str:
@@ -247,6 +253,15 @@ def history_subject(tenant: str, game: str) -> str:
     return f"zc.history.{tenant}.{game}"
 
 
+REMOVED_SUBJECTS = "zc.history.*.*.removed"
+
+
+def removed_subject(key: str) -> str:
+    """Where ZC_HISTORY keeps the record that the game `key` left the hot streams (contracts.archive.Removed),
+    beside its index entry."""
+    return f"{history_subject(*tenant_of(key))}.removed"
+
+
 def archive_stream() -> str:
     """The stream behind the archive bucket."""
     return f"OBJ_{ARCHIVE_BUCKET}"
@@ -315,6 +330,15 @@ def public_view_key(game: str) -> str:
 
 def seat_view_key(game: str, seat: int) -> str:
     return f"{_tenant_game(game)}.seat.{seat}"
+
+
+def bot_view_key(game: str, seat: int) -> str:
+    """Where the view of a seat the bots service plays is kept as well: the bots' login reads these keys
+    and no other view (access.py)."""
+    return f"{_tenant_game(game)}.bot.{seat}"
+
+
+BOT_VIEWS = "*.*.bot.*"   # every bot seat's view key of every game of every tenant (a pattern)
 
 
 def view_keys(game: str) -> str:
@@ -429,31 +453,59 @@ GIB = 1024 ** 3
 @dataclass(frozen=True)
 class StoreLimits:
     """How much the store may hold. The account's JetStream storage is capped at `total_bytes`, and
-    every stream and bucket but the commands streams has its own byte limit, its share of the total;
-    the commands streams take what the others leave. At a limit the store refuses what is new and
-    keeps everything it holds: the limited streams discard new, and a full account refuses any
-    publish (the commands streams must discard old, as message schedules require, so the account's
-    cap is what bounds them, with a game's last `game_batches` commands kept of each origin: the
-    older ones were decided into its log long before). A game's log holds at most `game_batches`
-    batches of a kind. A tenant has at most `tenant_games` games in play (the intake's check).
+    every stream and bucket has its own byte limit, its share of the total; the shares add up to the
+    whole, so the limits together fit the account's cap (access.py) and the server's max_file_store
+    (embedded.py) exactly. At a limit the store refuses what is new and keeps everything it holds: the
+    limited streams discard new, and a full account refuses any publish. The commands streams must discard
+    old, as message schedules require, so the intake refuses a tenant's command once its game's commands
+    stream holds COMMANDS_HIGH_WATER of its limit: none is ever pushed out (the rest is room for the
+    dealer's and the timers' commands); a game keeps its last `game_batches` commands of each origin (the
+    older ones were decided into its log long before). A game's log holds at most `game_batches` batches
+    of a kind. A tenant has at most `tenant_games` games in play, and holds at most `tenant_share` of the
+    feed, of the views bucket and of the register of games in play (the intake's checks).
     docs/scaling.md sizes them; a deployment sets the total with ZIONCHECK_STORE_GIB."""
     total_bytes: int = 16 * GIB
     game_batches: int = 40_000    # a whole game takes about 1,500
     tenant_games: int = 10_000    # games a tenant has in play at once: ZIONCHECK_TENANT_GAMES
+    tenant_share: float = 0.25    # of each part every tenant shares, the most one tenant holds: ZIONCHECK_TENANT_SHARE
 
     # Each part's share of the total: the log and the commands are the record while a game is hot, the archive
     # for ever after (its games leave the hot streams once their retention has run); the rest is derived.
     SHARES = {"commands": 0.12, "log": 0.42, FEED: 0.10, OPEN: 0.01, SCORES: 0.02, VIEWS: 0.07, STANDINGS: 0.02,
               SEEDS: 0.02, ARCHIVE_BUCKET: 0.18, HISTORY: 0.02, REMOVALS: 0.02}
+    COMMANDS_HIGH_WATER = 0.95
+    # What the parts every tenant shares store a message, subject, headers and the store's record included
+    # (docs/scaling.md, Limits): a feed batch, on average over a game (measured 150-233 bytes of batch from 2
+    # to 64 seats, and up to 330 beside it with 64-letter tenant and game ids); a view at its largest (a
+    # 64-seat game's seat view, 14 KB); a mark in the register (its subject and record).
+    FEED_BATCH_BYTES = 1024
+    VIEW_BYTES = 16 * 1024
+    MARK_BYTES = 256
 
     def bytes_of(self, part: str, partitions: int = 1) -> int:
         return int(self.total_bytes * self.SHARES[part] / partitions)
+
+    def tenant_feed_batches(self) -> int:
+        """How many feed batches one tenant's games may hold: its share of the feed."""
+        return int(self.bytes_of(FEED) * self.tenant_share / self.FEED_BATCH_BYTES)
+
+    def tenant_view_keys(self) -> int:
+        """How many views one tenant's games may hold (a game's public one, one a seat, one a bot seat's):
+        its share of the views bucket."""
+        return int(self.bytes_of(VIEWS) * self.tenant_share / self.VIEW_BYTES)
+
+    def tenant_games_in_play(self) -> int:
+        """How many games one tenant may have in play: `tenant_games`, within its share of the register."""
+        return min(self.tenant_games, int(self.bytes_of(OPEN) * self.tenant_share / self.MARK_BYTES))
 
     @classmethod
     def configured(cls) -> "StoreLimits":
         gib = _configured("ZIONCHECK_STORE_GIB", "a number of GiB from 1", float, 1, cls.total_bytes / GIB)
         games = _configured("ZIONCHECK_TENANT_GAMES", "a whole number of games from 1", int, 1, cls.tenant_games)
-        return cls(total_bytes=int(gib * GIB), tenant_games=games)
+        share = _configured("ZIONCHECK_TENANT_SHARE", "a fraction above 0, at most 1", float, 1e-9, cls.tenant_share)
+        if share > 1:
+            raise ValueError(f"ZIONCHECK_TENANT_SHARE must be a fraction above 0, at most 1, not {share!r}")
+        return cls(total_bytes=int(gib * GIB), tenant_games=games, tenant_share=share)
 
 
 def _configured(name: str, what: str, kind: type, least: float, default):
@@ -477,11 +529,13 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
     per_partition = []
     for p in range(partitions):
         per_partition += [
-            # Schedules need discard old and allow rollups: the account's cap bounds it, the house alone writes it.
-            # Atomic batches: the intake's stores of many games share a synced write (store_grouped).
+            # Schedules need discard old: at its byte limit the oldest commands would go, so the intake refuses
+            # a tenant's command (store_full) before the stream is that full (COMMANDS_HIGH_WATER); the house
+            # alone writes it. Atomic batches: the intake's stores of many games share a synced write (store_grouped).
             StreamConfig(name=commands_stream(p), subjects=command_stream_subjects(p), duplicate_window=120.0,
                          allow_direct=True, allow_msg_schedules=True, allow_atomic=True, max_msg_size=MAX_COMMAND_BYTES,
                          max_msgs_per_subject=limits.game_batches, deny_delete=True,
+                         max_bytes=limits.bytes_of("commands", partitions),
                          **(common | {"discard": DiscardPolicy.OLD})),
             # Purged only by the archiver, of a game whose archive is written, checked and indexed (access.py).
             # Atomic batches: the table's appends of many games share a synced write (publish_grouped).
@@ -499,11 +553,14 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
                      allow_direct=True, republish=RePublish(src=feed_subject(ANY_GAME), dest=public_feed_subject(
                          game_key("{{wildcard(1)}}", "{{wildcard(2)}}"))),
                      max_bytes=limits.bytes_of(FEED), **(common | derived_store(replicas))),
-        # The table alone writes and purges it: one message a game in play, none once it is over.
+        # The intake and the table write it, the table purges it: one message a game in play, none once it is
+        # over (and the archiver takes out a removed game's, should a server bring it back).
         StreamConfig(name=OPEN, subjects=[OPEN_SUBJECTS], deny_delete=True, allow_direct=True,
                      max_msgs_per_subject=1, max_bytes=limits.bytes_of(OPEN), **common),
         # One entry a game, written once and kept for ever: a second write on a game's subject is refused.
-        StreamConfig(name=HISTORY, subjects=[HISTORY_SUBJECTS], deny_delete=True, deny_purge=True,
+        # Beside each entry, the record of the game's removal from the hot streams, likewise once and for ever:
+        # nothing here is ever dropped for a subject's limit (which nats-server 2.15.1 brings back after a crash).
+        StreamConfig(name=HISTORY, subjects=[HISTORY_SUBJECTS, REMOVED_SUBJECTS], deny_delete=True, deny_purge=True,
                      allow_direct=True, duplicate_window=120.0, max_msgs_per_subject=1, discard_new_per_subject=True,
                      max_bytes=limits.bytes_of(HISTORY), **common),
         # The archiver's alone: one removal pending a finished game. Schedules need discard old: at its limit the
@@ -622,6 +679,13 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
             changes.append(f"{name}: replicas {current.num_replicas} -> {replicas}")
             await js.update_stream(config=current.evolve(num_replicas=replicas))
         sealed = _sealing(current, config)
+        if sealed.get("max_bytes", 0) > 0 and current.discard == DiscardPolicy.OLD and \
+                info.state.bytes > sealed["max_bytes"]:
+            # A stream that discards old would drop its oldest messages to fit a limit it is over: left as it is
+            changes.append(f"{name} holds {info.state.bytes:,} bytes, more than its byte limit of "
+                           f"{sealed.pop('max_bytes'):,}, which would push its oldest out: left unlimited (the "
+                           f"account's cap bounds it) until the archiver has removed enough finished games or "
+                           f"ZIONCHECK_STORE_GIB is raised; a later start sets it")
         if sealed:
             changes.append(f"{name}: {', '.join(_said(field, value) for field, value in sealed.items())}")
             await js.update_stream(config=current.evolve(**sealed))

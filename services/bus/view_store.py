@@ -6,6 +6,8 @@ instances, can never step a view back. Feed messages carry a Msg-Id, so a batch
 published twice within the stream's duplicate window is stored once.
 """
 import asyncio
+import contextlib
+from collections.abc import Callable
 from typing import cast
 
 import msgspec
@@ -17,11 +19,12 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.log import encode
 from zioncheck.contracts.views import PublicView
 from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
-from zioncheck.services.bus.log_store import WRONG_LAST_SEQUENCE, read_stored
+from zioncheck.services.bus.log_store import WRONG_LAST_SEQUENCE, from_leader, read_stored
 from zioncheck.services.bus.publish import publish_stored, store_each
 from zioncheck.services.bus.topology import (
     FEED,
     VIEWS,
+    bot_view_key,
     feed_subject,
     game_key,
     kv_stream,
@@ -30,6 +33,7 @@ from zioncheck.services.bus.topology import (
     seat_view_key,
     tenant_of,
 )
+from zioncheck.services.observability import skipped
 
 # A batch writes the public view and each seat's (2 to 6 more): a window of 8 messages a game
 # asked for holds them most often at the first read.
@@ -37,22 +41,27 @@ PUBLIC_WINDOW = 8
 
 
 class _Seq(msgspec.Struct):
-    """Just the seq of a stored view or feed batch (both carry one at the top)."""
-    seq: int = -1
+    """Just the seq of a stored view or feed batch (both carry one at the top: what has none is neither)."""
+    seq: int
+
+
+_seq = msgspec.json.Decoder(_Seq)
 
 
 async def write_views(kv: KeyValue, game: str, projection: Projection, revisions: dict[str, int],
                       feeds: list[tuple[int, list]] = ()) -> int:
-    """The public view and every seat's view of the game's projection (`game`, its key), and the feed
-    batches `feeds` ((seq, events) each, in order): all sent at once, then each waited for. `revisions`
-    caches each key's last. Returns how many feed batches held something public."""
+    """The public view and every seat's view of the game's projection (`game`, its key), each seat the bots
+    service plays under its bot key as well, and the feed batches `feeds` ((seq, events) each, in order):
+    all sent at once, then each waited for. `revisions` caches each key's last. Returns how many feed
+    batches held something public."""
     seq = projection.seq
     public = encode(public_view(projection))
     # Every seat's view holds the public one: encoded once, and put into each as those bytes (msgspec.Raw).
     spliced = cast(PublicView, msgspec.Raw(public))
     writes = [(public_view_key(game), public)]
-    writes += [(seat_view_key(game, seat), encode(seat_view(projection, seat, spliced)))
-               for seat in range(projection.game.players)]
+    seats = [encode(seat_view(projection, seat, spliced)) for seat in range(projection.game.players)]
+    writes += [(seat_view_key(game, seat), view) for seat, view in enumerate(seats)]
+    writes += [(bot_view_key(game, seat), seats[seat]) for seat in projection.served if seat < len(seats)]
     first = [(key, data) for key, data in writes if key not in revisions]
     writes = [(key, data) for key, data in writes if key in revisions]
     # Keys not written here before: read first, and a newer view left alone, as put_newer does.
@@ -96,24 +105,31 @@ async def put_newer(kv: KeyValue, key: str, data: bytes, seq: int, revisions: di
 
 
 async def _stored(kv: KeyValue, key: str) -> tuple[int, int]:
-    """(revision, seq) of the key's value; revision 0 when the key was never written."""
-    try:
-        entry = await kv.get(key)
+    """(revision, seq) of the key's value; revision 0 when the key was never written. A value that is no
+    view is said and counted, and has seq -1: the view is written over it."""
+    try:   # from the leader, which checks the write's guard: a replica behind would give an older revision
+        entry = await from_leader(kv).get(key)
     except KeyDeletedError as deleted:
         return deleted.entry.revision, -1
     except KeyNotFoundError:
         return 0, -1
-    return entry.revision, msgspec.json.decode(entry.value, type=_Seq).seq
+    try:
+        return entry.revision, _seq.decode(entry.value or b"").seq
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        skipped("projector", "views", key, f"not a view: {error}", entry.revision or 0)
+        return entry.revision, -1
 
 
-async def recent_public_views(js: JetStreamContext, limit: int, tenant: str = "*") -> list[RawStreamMsg]:
+async def recent_public_views(js: JetStreamContext, limit: int, tenant: str = "*",
+                              keep: Callable[[RawStreamMsg], bool] | None = None) -> list[RawStreamMsg]:
     """The public views of the `limit` games (of `tenant`, or of every tenant) whose views changed last,
-    the most recent first.
+    the most recent first; with `keep`, only the views it keeps count.
 
     The bucket keeps each key once, at its last change, in the order of the changes, so the
     newest public views are at the end of its stream: they are read from a window at the end,
     widened (four times at each step) until it holds `limit` of them or the whole stream. The
-    work grows with `limit`, never with the games stored."""
+    work grows with `limit`, never with the games stored (but for the views `keep` passes over
+    among the newest)."""
     stream = kv_stream(VIEWS)
     try:
         state = (await js.stream_info(stream)).state
@@ -125,7 +141,8 @@ async def recent_public_views(js: JetStreamContext, limit: int, tenant: str = "*
         found, _ = await read_stored(js, stream, kv_subject(VIEWS, public_view_key(game_key(tenant, "*"))),
                                      after=start - 1,
                                      whole=True)
-        views = [msg for msg in found if msg.data and not (msg.headers or {}).get("KV-Operation")]
+        views = [msg for msg in found if msg.data and not (msg.headers or {}).get("KV-Operation")
+                 and (keep is None or keep(msg))]
         if len(views) >= limit or start <= state.first_seq:
             return views[::-1][:limit]
         window *= 4
@@ -150,9 +167,19 @@ async def publish_feed(js: JetStreamContext, game: str, seq: int, events, dedupe
 
 
 async def last_feed_seq(js: JetStreamContext, game: str) -> int:
-    """The seq of the game's last feed batch in the stream, 0 if none."""
+    """The seq of the game's last feed batch in the stream, 0 if none. Where the last message is no feed
+    batch (said and counted), the highest seq of those that are, the game's feed read whole."""
     try:
         msg = await js.get_msg(FEED, subject=feed_subject(game))
     except NotFoundError:
         return 0
-    return msgspec.json.decode(msg.data, type=_Seq).seq
+    try:
+        return _seq.decode(msg.data or b"").seq
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        skipped("projector", "feed", feed_subject(game), f"not a feed batch: {error}", msg.seq or 0)
+    found, _ = await read_stored(js, FEED, feed_subject(game), at_least=msg.seq or 0)
+    seqs = [0]
+    for _, data in found:
+        with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+            seqs.append(_seq.decode(data).seq)
+    return max(seqs)

@@ -7,6 +7,9 @@ Opening a game takes a platform key (keys.py); acting for a seat takes its seat 
 A command that reached the table answers 200 with its Outcome, accepted or not: a
 refusal (R18) is a move the rules decided, recorded in the log like any other. A 4xx
 means the request never reached the table and nothing was written.
+
+Reading a game takes nothing when its start made it public; a private game is shown only to a platform key of
+its tenant and to its seats' tokens (private.py), and is 404 `no_such_game` to anyone else.
 """
 import contextlib
 import time
@@ -22,11 +25,14 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from zioncheck.client import GameClient
-from zioncheck.contracts.commands import SeatCommand
-from zioncheck.contracts.languages import LANGUAGES
+from zioncheck.contracts.commands import PRESETS, Rules, SeatCommand
+from zioncheck.contracts.languages import LANGUAGES, Language, choose
 from zioncheck.contracts.languages import path as catalogue_path
 from zioncheck.contracts.log import tag_of
+from zioncheck.contracts.reasons import REASONS, explain_refusal
 from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
+from zioncheck.domain.presets import ruleset_of
+from zioncheck.domain.views.shape import every_contract
 from zioncheck.services.bus.access import Access
 from zioncheck.services.bus.topology import DEFAULT_TENANT, VIEWS, public_view_key, seat_view_key
 from zioncheck.services.gateway import openapi
@@ -36,8 +42,11 @@ from zioncheck.services.gateway.keys import HEADER, Keyring
 from zioncheck.services.gateway.limits import Limiter, Limits
 from zioncheck.services.gateway.live import Hubs
 from zioncheck.services.gateway.lobbies import Lobbies, Lobby, SeatTaken
+from zioncheck.services.gateway.private import sees_private
 from zioncheck.services.gateway.problems import HANDLERS, HTTPProblem, json_response, read_json
-from zioncheck.services.gateway.reads import Reads
+from zioncheck.services.gateway.reads import NoView, Reads
+from zioncheck.services.gateway.roll_call import RollCall
+from zioncheck.services.gateway.signatures import Signatures, house_key
 from zioncheck.services.gateway.sockets import public_stream, seat_stream
 from zioncheck.services.gateway.tokens import DOMAIN, HOST, HOST_SEAT, TokenRefused, bearer, check_seat, issue, verify
 from zioncheck.services.gateway.wire import (
@@ -48,6 +57,7 @@ from zioncheck.services.gateway.wire import (
     LobbyState,
     NewGame,
     SeatTicket,
+    limits_of,
     seated,
 )
 
@@ -71,6 +81,7 @@ class Gateway:
     hubs: Hubs | None = None
     lobbies: Lobbies | None = None
     chat: Chat | None = None
+    signatures: Signatures | None = None
     public_lobby: bool = False   # anyone who reaches the gateway may open a lobby without a platform key
 
     def tenants(self) -> tuple[str, ...]:
@@ -87,10 +98,22 @@ def whole_number(request: Request, name: str) -> int | None:
     return None if given is None else int(given)
 
 
+def _private(request: Request) -> bool:
+    """Whether the request may see the game of its path though it is private (private.py): a platform key of its
+    tenant, or a seat token of the game as `Authorization: Bearer`."""
+    gateway: Gateway = request.app.state.gateway
+    return sees_private(gateway.keys, gateway.secret, request.headers, request.path_params["game"],
+                        bearer(request.headers.get("authorization")))
+
+
 async def list_games(request: Request) -> Response:
+    """The public games; with a platform key, its tenant's private games among them."""
+    gateway: Gateway = request.app.state.gateway
     limit = whole_number(request, "limit")
+    presented = request.headers.get(HEADER)
+    tenant = gateway.keys.match(presented).tenant if presented is not None else None
     try:
-        listed = await request.app.state.gateway.reads.summaries(LIST_DEFAULT if limit is None else limit)
+        listed = await gateway.reads.summaries(LIST_DEFAULT if limit is None else limit, tenant)
     except ValueError as error:
         raise HTTPProblem(400, "bad_parameter", str(error)) from None
     return json_response(listed)
@@ -203,7 +226,8 @@ def _lobby_state(gateway: Gateway, lobby: Lobby, host: bool = False, you: int | 
              for seat, player in enumerate(lobby.new.seats)]
     own = f"/lobby/{game}#host={sign(HOST_SEAT, HOST)}" if host else None
     return LobbyState(game_id=game, players=lobby.new.players, seats=seats, started=started, expires=lobby.expires,
-                      host=own, you=you, watch=f"/watch/{game}")
+                      host=own, you=you, watch=f"/watch/{game}", game=lobby.new.rules.preset,
+                      contracts=every_contract(ruleset_of(lobby.new.rules)), limits=limits_of(lobby.new))
 
 
 async def send_command(request: Request) -> Response:
@@ -223,7 +247,26 @@ async def send_command(request: Request) -> Response:
         command = msgspec.convert(raw, SeatCommand)
     except msgspec.ValidationError as error:
         raise HTTPProblem(422, "invalid_command", f"{raw['type']}: {error}") from None
-    return json_response(await gateway.games.command(game, command))
+    outcome = await gateway.games.command(game, command)
+    if outcome.accepted or outcome.reason not in REASONS:
+        return json_response(outcome)
+    said = explain_refusal(outcome.reason, outcome.detail or "", spoken(request))   # R18, in the reader's words
+    return json_response(msgspec.structs.replace(outcome, said=said))
+
+
+def spoken(request: Request) -> Language:
+    """The language a request's Accept-Language prefers of ours (its tags by their q, the first listed first);
+    English when it names none of them."""
+    tags = []
+    for n, part in enumerate(request.headers.get("accept-language", "").split(",")[:20]):
+        tag, _, weight = part.strip().partition(";q=")
+        try:
+            q = float(weight) if weight else 1.0
+        except ValueError:
+            q = 0.0
+        if tag and q > 0:
+            tags.append((-q, n, tag))
+    return choose(tag for _, _, tag in sorted(tags))
 
 
 async def say_in_chat(request: Request) -> Response:
@@ -243,7 +286,8 @@ async def feed(request: Request) -> Response:
     start = whole_number(request, "from") or 0
     if start >= 2**63:
         raise HTTPProblem(400, "bad_parameter", "from is a batch's seq: 0, or the `next` of the last page")
-    return json_response(await request.app.state.gateway.reads.feed(request.path_params["game"], start))
+    return json_response(await request.app.state.gateway.reads.feed(request.path_params["game"], start,
+                                                                    private=_private(request)))
 
 
 async def seat_view(request: Request) -> Response:
@@ -254,8 +298,19 @@ async def seat_view(request: Request) -> Response:
 
 
 async def public_view(request: Request) -> Response:
+    """The newest public view; to a spectator of a game whose start set a delay, the one its public stream shows
+    them now (sockets.py), or, where none watch it here, the stored one only once it is as old as the delay."""
+    gateway: Gateway = request.app.state.gateway
     game = request.path_params["game"]
-    return _view(await request.app.state.gateway.reads.view(game, public_view_key(game)))
+    private = _private(request)
+    data = await gateway.reads.view(game, public_view_key(game), private)
+    if private or not (delay := await gateway.reads.delay(game)):
+        return _view(data)
+    if (released := gateway.hubs.released_view(game)) is not None:
+        return _view(released[len('{"kind":"view","view":'):-1].encode())
+    if not await gateway.reads.view_older_than(game, delay):
+        raise NoView(f"its spectators watch this game {delay} s behind: its newest view is younger than that")
+    return _view(data)
 
 
 def _view(data: bytes) -> Response:
@@ -264,7 +319,7 @@ def _view(data: bytes) -> Response:
 
 async def game_log(request: Request) -> Response:
     game = request.path_params["game"]
-    text = await request.app.state.gateway.reads.finished_log(game)
+    text = await request.app.state.gateway.reads.finished_log(game, _private(request))
     return Response(text, media_type="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="{game}.jsonl"'})
 
@@ -272,14 +327,40 @@ async def game_log(request: Request) -> Response:
 async def replay(request: Request) -> Response:
     at = whole_number(request, "step")
     try:
-        step = await request.app.state.gateway.reads.replay(request.path_params["game"], at)
+        step = await request.app.state.gateway.reads.replay(request.path_params["game"], at, _private(request))
     except ValueError as error:
         raise HTTPProblem(400, "bad_parameter", str(error)) from None
     return json_response(step)
 
 
+async def signature(request: Request) -> Response:
+    """A finished game's archive, checked with the house's public key: verified, not intact, not archived yet."""
+    gateway: Gateway = request.app.state.gateway
+    game = request.path_params["game"]
+    await gateway.reads.finished(game, _private(request))
+    return json_response(await gateway.signatures.check(game), headers={"Cache-Control": "no-store"})
+
+
+async def archive_file(request: Request) -> Response:
+    """A finished game's signed archive, as the archiver wrote it: `zioncheck verify FILE` checks it anywhere."""
+    gateway: Gateway = request.app.state.gateway
+    game = request.path_params["game"]
+    await gateway.reads.finished(game, _private(request))
+    data = await gateway.signatures.archives(game)
+    if data is None:
+        raise HTTPProblem(404, "not_archived", f"game {game[:64]!r} is over but not archived yet: the archiver "
+                                               "writes its archive once the game has settled")
+    return Response(data, media_type="application/octet-stream",
+                    headers={"Content-Disposition": f'attachment; filename="{game}.zca"'})
+
+
 async def document(request: Request) -> Response:
     return json_response(request.app.state.document)
+
+
+async def presets(request: Request) -> Response:
+    """Every game the table plays (R24: its presets) with each hand's contract, in order (R7, R24.1)."""
+    return json_response({preset: every_contract(ruleset_of(Rules(preset=preset))) for preset in PRESETS})
 
 
 async def words(request: Request) -> Response:
@@ -299,6 +380,10 @@ async def watch_page(request: Request) -> Response:
     return FileResponse(STATIC / "watch.html")
 
 
+async def replay_page(request: Request) -> Response:
+    return FileResponse(STATIC / "replay.html")
+
+
 async def play_page(request: Request) -> Response:
     return FileResponse(STATIC / "play.html")
 
@@ -310,10 +395,12 @@ async def lobby_page(request: Request) -> Response:
 ROUTES = [
     Route("/", index_page),
     Route("/watch/{game}", watch_page),
+    Route("/replay/{game}", replay_page),
     Route("/play/{game}", play_page),
     Route("/lobby/{game}", lobby_page),
     Route("/openapi.json", document),
     Route("/words/{language}", words),
+    Route("/presets", presets),
     Route("/games", list_games, methods=["GET"]),
     Route("/games", create_game, methods=["POST"]),
     Route("/games/{game}/commands", send_command, methods=["POST"]),
@@ -327,6 +414,8 @@ ROUTES = [
     Route("/games/{game}/chat", say_in_chat, methods=["POST"]),
     Route("/games/{game}/log", game_log),
     Route("/games/{game}/replay", replay),
+    Route("/games/{game}/signature", signature),
+    Route("/games/{game}/archive", archive_file),
     WebSocketRoute("/games/{game}/view/ws", seat_stream),
     WebSocketRoute("/games/{game}/public/ws", public_stream),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -340,10 +429,11 @@ def create_app(gateway: Gateway) -> Starlette:
         views = await client.js.key_value(VIEWS)
         gateway.reads = Reads(client.js, views, tenants=gateway.tenants(), archives=client.archive_or_none)
         gateway.games = Games(client, gateway.reads, open_per_key=gateway.limits.open_games,
-                              idle_after=gateway.limits.idle_minutes * 60).start()
+                              idle_after=gateway.limits.idle_minutes * 60, roll_call=RollCall(client.nc)).start()
         gateway.hubs = Hubs(client.js, views)
         gateway.lobbies = Lobbies(gateway.games, keep_for=gateway.limits.idle_minutes * 60)
         gateway.chat = await Chat(client.nc).start()
+        gateway.signatures = Signatures(client.archive_or_none, house_key(gateway.access.credentials))
         try:
             yield
         finally:

@@ -17,8 +17,10 @@ go when the gateway restarts, and a line said while a gateway was away never rea
 
 Watchers read; only seats write. A watcher holds no token, so nothing could name them or
 hold them to a rate; and, as at a card room's table, the people playing are not coached
-from the rail.
+from the rail. A game's watchers who see it some seconds behind (StartGame.delay_seconds)
+get each line as many seconds after it was said, so the chat keeps pace with their table.
 """
+import asyncio
 import time
 import unicodedata
 import uuid
@@ -40,6 +42,13 @@ GAMES = 1000   # games whose last lines a gateway keeps
 log = structlog.get_logger("gateway")
 LINES = Counter("zc_gateway_chat_lines_total", "Chat lines seats said through this gateway")
 _decode_line = msgspec.json.Decoder(ChatLine).decode
+
+
+class _Framed(msgspec.Struct):
+    line: ChatLine
+
+
+_decode_frame = msgspec.json.Decoder(_Framed).decode
 _encode = msgspec.json.Encoder().encode
 
 
@@ -79,6 +88,7 @@ class Chat:
         self.nc, self.kept, self.games, self.clock = nc, kept, games, clock
         self.recent: OrderedDict[str, deque[str]] = OrderedDict()   # a game's last lines, as frames
         self.listeners: dict[str, set[Spectator]] = {}
+        self.behind: dict[str, dict[Spectator, float]] = {}   # a delayed game's watchers, and their delay
         self.sub = None
 
     async def start(self) -> "Chat":
@@ -114,9 +124,26 @@ class Chat:
         wire = framed(frame) if listening else None
         for spectator in listening:
             spectator.offer(frame, wire)
+        for spectator, delay in list(self.behind.get(line.game_id, {}).items()):
+            self._later(spectator, frame, line.at, delay)
 
-    def join(self, game: str, spectator: Spectator) -> None:
-        """The game's last lines, then each new one (no await: nothing slips between)."""
+    def _later(self, spectator: Spectator, frame: str, said: float, delay: float) -> None:
+        """A line to a watcher `delay` seconds behind: once that long has passed since it was `said` (by the gateway
+        that took it, and never later than now)."""
+        wait = min(said, self.clock()) + delay - self.clock()
+        if wait <= 0:
+            spectator.offer(frame)
+        else:
+            asyncio.get_running_loop().call_later(wait, spectator.offer, frame)
+
+    def join(self, game: str, spectator: Spectator, delay: float = 0) -> None:
+        """The game's last lines, then each new one (no await: nothing slips between); `delay` seconds after each
+        was said, to a watcher of a game whose start set a spectator delay."""
+        if delay:
+            for frame in self.recent.get(game, ()):
+                self._later(spectator, frame, _decode_frame(frame.encode()).line.at, delay)
+            self.behind.setdefault(game, {})[spectator] = delay
+            return
         for frame in self.recent.get(game, ()):
             spectator.frames.put_nowait(frame)
         self.listeners.setdefault(game, set()).add(spectator)
@@ -127,3 +154,8 @@ class Chat:
             listening.discard(spectator)
             if not listening:
                 del self.listeners[game]
+        behind = self.behind.get(game)
+        if behind is not None:
+            behind.pop(spectator, None)
+            if not behind:
+                del self.behind[game]

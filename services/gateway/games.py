@@ -25,14 +25,15 @@ from prometheus_client import Gauge
 
 from zioncheck.client import Follower, GameClient
 from zioncheck.contracts import events as ev
-from zioncheck.contracts.commands import Limits, SeatCommand, StartGame
+from zioncheck.contracts.commands import SeatCommand, StartGame
 from zioncheck.contracts.log import encode, tag_of
 from zioncheck.domain.refusal import refusal_of
 from zioncheck.domain.views import redact
 from zioncheck.services.bus import tasks
 from zioncheck.services.bus.topology import DEFAULT_TENANT, game_key, new_game_id, tenant_of
 from zioncheck.services.gateway.reads import Reads
-from zioncheck.services.gateway.wire import NewGame, Outcome
+from zioncheck.services.gateway.roll_call import RollCall
+from zioncheck.services.gateway.wire import NewGame, Outcome, limits_of
 
 log = structlog.get_logger("gateway")
 COMMANDS = Metric("zc_gateway_commands_total", "Seat commands the gateway sent and heard the outcome of, "
@@ -70,8 +71,9 @@ class Held:
 
 class Games:
     def __init__(self, client: GameClient, reads: Reads, answer_within: float = 10.0, open_per_key: int = 50,
-                 idle_after: float = 1800.0, followed_kept: int = 1000):
+                 idle_after: float = 1800.0, followed_kept: int = 1000, roll_call: RollCall | None = None):
         self.client, self.reads = client, reads
+        self.roll_call = roll_call            # when given, a game starts only while the services it needs answer
         self.answer_within = answer_within    # seconds to wait for the table's outcome of a command
         self.open_per_key, self.idle_after, self.followed_kept = open_per_key, idle_after, followed_kept
         self.held: dict[str, Held] = {}
@@ -102,7 +104,10 @@ class Games:
     async def create(self, new: NewGame, owner: str, game: str | None = None, tenant: str = DEFAULT_TENANT) -> str:
         """Open a game for the key `owner` (TooManyOpen when it holds its fill); its start seats its bots.
 
-        `game` is the id a lobby reserved for it; without one the game gets a new id."""
+        `game` is the id a lobby reserved for it; without one the game gets a new id. NotServed, before anything
+        is sent, when a service the game needs does not answer (roll_call.py)."""
+        if self.roll_call is not None:   # before check_room: from there to `opening` nothing may await
+            await self.roll_call.check_can_play()
         self.check_room(owner)
         self.opening[owner] += 1   # before any await: concurrent requests see this one's place taken
         try:
@@ -119,12 +124,11 @@ class Games:
     async def _start(self, new: NewGame, game: str) -> tuple[str, Follower]:
         follower = await self.client.follow(game)
         try:
-            limits = Limits(turn_seconds=new.turn_seconds, bot_seconds=new.pace, idle_turns=new.idle_turns,
-                            abandon_seconds=new.abandon_seconds, claim_seconds=new.claim_seconds,
-                            pause_seconds=new.pause_seconds)
+            limits = limits_of(new)
             seq = await self.client.send(game, StartGame(game_id=tenant_of(game)[1], players=new.players,
                                                          dealer=new.dealer, decks=new.decks, rules=new.rules,
-                                                         seats=list(new.seats), limits=limits))
+                                                         seats=list(new.seats), limits=limits,
+                                                         public=new.public, delay_seconds=new.delay_seconds))
             rejected = refusal_of(await follower.outcome(seq, self.answer_within))
         except BaseException:
             await follower.stop()

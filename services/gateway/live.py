@@ -9,8 +9,15 @@ write; a socket that cannot take them at once (its buffer full) gets its frames 
 sent in turn, in order. A view waits VIEW_WAIT before it goes out, and only the newest of
 those that came meanwhile goes. A spectator that falls `backlog` frames behind is closed
 (1013) rather than slowing the others; it reconnects and starts again from the newest view.
+
+A game whose start set a spectator delay (StartGame.delay_seconds) has a second hub for the spectators who are
+neither its seats nor its tenant: it holds each view and feed batch until `delay` seconds after the server stored
+it, then sends it as the live hub would. A spectator who joins gets what has been let out so far: the moves up to
+`delay` seconds ago, and the view made `delay` seconds ago or before (none while the newest is younger than that).
 """
 import asyncio
+import time
+from collections import deque
 from collections.abc import Callable
 
 import msgspec
@@ -24,6 +31,7 @@ from websockets.frames import Frame, Opcode
 
 from zioncheck.services.bus.access import server_id, when_reconnected
 from zioncheck.services.bus.topology import FEED, feed_subject, public_view_key
+from zioncheck.services.observability import skipped
 
 HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
 # Seconds a new public view waits before it goes out. A move and the claims or draw after it come within
@@ -40,7 +48,7 @@ log = structlog.get_logger("gateway")
 
 
 class _Seq(msgspec.Struct):
-    seq: int = -1
+    seq: int   # every view and feed batch has one at the top: what has none is neither
 
 
 _seq = msgspec.json.Decoder(_Seq)
@@ -92,10 +100,11 @@ class Spectator:
 
 
 class ViewWatch:
-    """Frames of one KV key's newest value, each view at most once and never an older one."""
+    """Frames of one KV key's newest value, each view at most once and never an older one. `stamped`: each is
+    delivered with the time the server stored it too (seconds since the epoch; None when unknown)."""
 
-    def __init__(self, kv: KeyValue, key: str, deliver: Callable[[str, int], None], after: int = -1):
-        self.kv, self.key, self.deliver = kv, key, deliver
+    def __init__(self, kv: KeyValue, key: str, deliver: Callable[..., None], after: int = -1, stamped: bool = False):
+        self.kv, self.key, self.deliver, self.stamped = kv, key, deliver, stamped
         self.seq = after    # the newest view delivered, or the one the client says it has
         self.initial = asyncio.Event()   # the value stored when the watch began has been delivered
 
@@ -111,10 +120,17 @@ class ViewWatch:
                 continue
             if entry.operation in DELETED or not entry.value:
                 continue
-            seq = _seq.decode(entry.value).seq
+            try:
+                seq = _seq.decode(entry.value).seq
+            except msgspec.DecodeError:   # no view: passed over, the watch goes on to the next
+                skipped("gateway", "views", self.key, "not a view", entry.revision or 0)
+                continue
             if seq > self.seq:
                 self.seq = seq
-                self.deliver(view_frame(entry.value), seq)
+                if self.stamped:
+                    self.deliver(view_frame(entry.value), seq, entry.created.timestamp() if entry.created else None)
+                else:
+                    self.deliver(view_frame(entry.value), seq)
 
     async def stop(self) -> None:
         self.task.cancel()
@@ -122,10 +138,15 @@ class ViewWatch:
 
 
 class Hub:
-    """One game's public stream in this gateway, shared by all its spectators."""
+    """One game's public stream in this gateway, shared by all its spectators; `delay` seconds behind the game
+    for the spectators of a game whose start set one (0: live)."""
 
-    def __init__(self, game: str):
+    def __init__(self, game: str, delay: float = 0):
         self.game = game
+        self.delay = delay
+        self.held: deque[tuple[float, str, str, int]] = deque()   # (when it may go, "view" or "feed", frame, seq)
+        self._release_due: asyncio.TimerHandle | None = None
+        self._fed_seq = -1                      # the newest feed batch heard (held ones too)
         self.spectators: set[Spectator] = set()
         self.view: str | None = None            # the newest view sent (before the hub is ready: stored)
         self._next_view: str | None = None      # a newer one, waiting VIEW_WAIT to go out
@@ -138,7 +159,7 @@ class Hub:
         self.sub = None
 
     async def open(self, js: JetStreamContext, kv: KeyValue) -> None:
-        self.watch = await ViewWatch(kv, public_view_key(self.game), self._on_view).start()
+        self.watch = await ViewWatch(kv, public_view_key(self.game), self._on_view, stamped=True).start()
         try:
             await js.get_msg(FEED, subject=feed_subject(self.game))
         except NotFoundError:
@@ -160,18 +181,28 @@ class Hub:
         await self.sub.unsubscribe()
         await self._follow(js)
         await self.watch.stop()
-        self.watch = await ViewWatch(kv, public_view_key(self.game), self._on_view, after=self.watch.seq).start()
+        self.watch = await ViewWatch(kv, public_view_key(self.game), self._on_view, after=self.watch.seq,
+                                     stamped=True).start()
 
     async def close(self) -> None:
         if self._view_due is not None:
             self._view_due.cancel()
+        if self._release_due is not None:
+            self._release_due.cancel()
         if self.watch is not None:
             await self.watch.stop()
         if self.sub is not None:
             await self.sub.unsubscribe()
 
-    def _on_view(self, frame: str, seq: int) -> None:
-        """A newer view goes out VIEW_WAIT from the first not yet sent, the newest by then only."""
+    def _on_view(self, frame: str, seq: int, made: float | None = None) -> None:
+        """A newer view goes out VIEW_WAIT from the first not yet sent, the newest by then only (a delayed hub's
+        once its delay has run from when it was `made`)."""
+        if self.delay:
+            self._hold(made, "view", frame)
+        else:
+            self._show_view(frame)
+
+    def _show_view(self, frame: str) -> None:
         if not self.ready.is_set():
             self.view = frame
             return
@@ -186,14 +217,46 @@ class Hub:
             self._broadcast(self.view)
 
     async def _on_feed(self, msg) -> None:
-        seq = _seq.decode(msg.data).seq
-        if not self.feed or seq > self.feed[-1][0]:  # a rebuilt feed repeats seqs already seen
-            frame = feed_frame(msg.data)
-            self.feed.append((seq, frame))
-            if self.ready.is_set():
-                self._broadcast(frame)
+        try:
+            seq = _seq.decode(msg.data).seq
+        except msgspec.DecodeError:   # no feed batch: passed over (nothing to send), the feed goes on
+            skipped("gateway", "feed", msg.subject, "not a feed batch", msg.metadata.sequence.stream)
+            seq = -1
+        if seq > self._fed_seq:   # a rebuilt feed repeats seqs already seen
+            self._fed_seq = seq
+            if self.delay:
+                self._hold(msg.metadata.timestamp.timestamp() if msg.metadata.timestamp else None, "feed",
+                           feed_frame(msg.data), seq)
+            else:
+                self._show_feed(feed_frame(msg.data), seq)
         if msg.metadata.num_pending == 0:
             self._fed.set()
+
+    def _show_feed(self, frame: str, seq: int) -> None:
+        self.feed.append((seq, frame))
+        if self.ready.is_set():
+            self._broadcast(frame)
+
+    def _hold(self, made: float | None, kind: str, frame: str, seq: int = 0) -> None:
+        """Hold a frame until `delay` seconds after the server stored it (`made`, by the gateway's clock: never
+        later than when it was heard), in order behind those held before it."""
+        now = time.time()
+        self.held.append((min(made or now, now) + self.delay, kind, frame, seq))
+        if len(self.held) == 1:
+            self._release()
+
+    def _release(self) -> None:
+        """Let out every held frame whose time has come, in order; then wait for the next one's."""
+        self._release_due = None
+        now = time.time()
+        while self.held and self.held[0][0] <= now:
+            _, kind, frame, seq = self.held.popleft()
+            if kind == "view":
+                self._show_view(frame)
+            else:
+                self._show_feed(frame, seq)
+        if self.held:
+            self._release_due = asyncio.get_running_loop().call_later(self.held[0][0] - now, self._release)
 
     def _broadcast(self, frame: str) -> None:
         if self.ready.is_set() and self.spectators:
@@ -223,6 +286,7 @@ class Hubs:
     def __init__(self, js: JetStreamContext, kv: KeyValue):
         self.js, self.kv = js, kv
         self.hubs: dict[str, Hub] = {}
+        self.behind: dict[str, Hub] = {}   # the delayed hubs of games whose start set a spectator delay
         self.server = server_id(js._nc)
         when_reconnected(js._nc, self._reconnected)
 
@@ -231,7 +295,7 @@ class Hubs:
         if server == self.server:
             return
         self.server = server
-        for hub in list(self.hubs.values()):
+        for hub in [*self.hubs.values(), *self.behind.values()]:
             try:
                 await hub.read_again(self.js, self.kv)
             except Exception as error:  # noqa: BLE001 - the server went away again: the next reconnect reads
@@ -240,18 +304,26 @@ class Hubs:
 
     def watched(self, game: str) -> bool:
         """Someone watches the game here: it is stored (the first to watch it was let in only if it was)."""
-        return game in self.hubs
+        return game in self.hubs or game in self.behind
 
-    async def join(self, game: str, spectator: Spectator, after: int | None = None) -> Hub:
-        hub = self.hubs.get(game)
+    def released_view(self, game: str) -> str | None:
+        """The view a delayed game's spectators see now here, as a frame (None when none watch it here, or none
+        has been let out yet)."""
+        hub = self.behind.get(game)
+        return hub.view if hub is not None and hub.ready.is_set() else None
+
+    async def join(self, game: str, spectator: Spectator, after: int | None = None, delay: float = 0) -> Hub:
+        """The game's hub, live, or `delay` seconds behind it (a spectator of a game whose start set a delay)."""
+        hubs = self.behind if delay else self.hubs
+        hub = hubs.get(game)
         if hub is None:
-            hub = self.hubs[game] = Hub(game)
+            hub = hubs[game] = Hub(game, delay)
             hub.opening = asyncio.ensure_future(hub.open(self.js, self.kv))
         try:
             await asyncio.shield(hub.opening)
         except Exception:
-            if self.hubs.get(game) is hub:
-                del self.hubs[game]
+            if hubs.get(game) is hub:
+                del hubs[game]
                 await hub.close()
             raise
         hub.join(spectator, after)
@@ -261,11 +333,13 @@ class Hubs:
     async def leave(self, hub: Hub, spectator: Spectator) -> None:
         SPECTATORS.dec()
         hub.spectators.discard(spectator)
-        if not hub.spectators and self.hubs.get(hub.game) is hub:
-            del self.hubs[hub.game]
+        hubs = self.behind if hub.delay else self.hubs
+        if not hub.spectators and hubs.get(hub.game) is hub:
+            del hubs[hub.game]
             await hub.close()
 
     async def close(self) -> None:
-        for hub in list(self.hubs.values()):
+        for hub in [*self.hubs.values(), *self.behind.values()]:
             await hub.close()
         self.hubs.clear()
+        self.behind.clear()

@@ -8,8 +8,10 @@
 | 403 | token_for_another_game, token_for_another_seat | a good token, but not for this |
 | 404 | no_such_game, not_found | no game of that id is stored; no such page |
 | 404 | no_such_lobby | no lobby of that id waits on this gateway (started, dropped, or never opened here) |
+| 404 | not_archived | a finished game's archive, before the archiver has written it |
 | 405 | method_not_allowed | |
-| 409 | game_in_play | a game's log or replay before the game is over |
+| 409 | game_in_play | a game's log or replay before the game is over (to a delayed game's spectators, before its end |
+| | | has reached them) |
 | 409 | too_many_open_games | the platform key holds as many open games as a key may |
 | 409 | game_not_in_play | the game is over, or not started yet (the intake stored nothing) |
 | 409 | seat_taken | the host takes a lobby's seat whose link someone has opened |
@@ -21,14 +23,21 @@
 | 429 | too_many_requests, too_many_new_games, too_many_commands | over a rate limit (with Retry-After) |
 | 429 | too_many_messages | a seat over its rate of chat lines (with Retry-After) |
 | 503 | no_view_yet | the projector has not written the view |
-| 503 | store_full, store_unavailable | the intake could not store the command: the store is full, or did not answer |
-| 504 | no_answer | the table did not decide a command in time (it stays queued) |
+| 503 | store_full, store_unavailable | the intake could not store the command (the store is full, or did not |
+| | | answer); the store could not answer a read |
+| 503 | service_unavailable, bus_unavailable | no house service answers (a game's start: which, and how to start |
+| | | it); the bus is down or reconnecting |
+| 504 | no_answer | the table did not decide a command in time (it stays queued); a read was not answered in time |
+| 500 | internal_error | nothing above: a fault of the gateway's own, logged; the detail names its kind |
 
 Every JSON a client sends, an HTTP body or a WebSocket frame, goes through `decode_json`:
 its size is bounded before it is read (read_body; MAX_FRAME for a frame) and its depth
 before it is decoded, so no body can make the decoder recurse past Python's limit.
 """
 import msgspec
+import nats.errors
+import nats.js.errors
+import structlog
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -41,9 +50,11 @@ from zioncheck.services.gateway.keys import HEADER, KeyRefused
 from zioncheck.services.gateway.limits import RateLimited
 from zioncheck.services.gateway.lobbies import NoLobby
 from zioncheck.services.gateway.reads import GameNotFound, InPlay, NoView
+from zioncheck.services.gateway.roll_call import NotServed
 from zioncheck.services.gateway.tokens import TokenRefused
 from zioncheck.services.gateway.wire import Problem
 
+log = structlog.get_logger("gateway")
 MAX_BODY = 64 * 1024
 MAX_DEPTH = 32        # arrays and objects within each other; a command nests 3 deep
 _encode = msgspec.json.Encoder().encode
@@ -135,9 +146,11 @@ MAPPED = {
     NoLobby: (404, "no_such_lobby"),
     InPlay: (409, "game_in_play"),
     NoView: (503, "no_view_yet"),
+    NotServed: (503, "service_unavailable"),
     StartRefused: (422, "start_refused"),
     TooManyOpen: (409, "too_many_open_games"),
     TimeoutError: (504, "no_answer"),
+    nats.errors.TimeoutError: (504, "no_answer"),
 }
 
 
@@ -153,15 +166,52 @@ async def _intake(request: Request, exc: CommandRefused) -> Response:
     return problem(status, error, exc.refusal.detail, {"Retry-After": "1"} if status in (429, 503) else None)
 
 
+def _mapping(exc: Exception) -> tuple[int, str]:
+    """An exception's status and error: its own class's, else the nearest class above it that has one (a
+    nats-py TimeoutError is a TimeoutError)."""
+    return next(MAPPED[kind] for kind in type(exc).__mro__ if kind in MAPPED)
+
+
 async def _mapped(request: Request, exc: Exception) -> Response:
-    status, error = MAPPED[type(exc)]
+    status, error = _mapping(exc)
     if isinstance(exc, StartRefused):
         return problem(status, error, f"{exc.reason}: {exc.detail}")
+    if isinstance(exc, nats.errors.TimeoutError):   # a read or a request the bus did not answer in time
+        return problem(status, error, "the store did not answer in time (a server may be restarting or electing "
+                                      "a leader): try again", {"Retry-After": "1"})
     if isinstance(exc, TimeoutError):
         return problem(status, error, "the table did not decide the command in time; it stays queued and may "
                                       "still be played (is the table service running?)")
     return problem(status, error, str(exc), {"Retry-After": "1"} if status == 503 else None)
 
 
-HANDLERS = {HTTPProblem: _problem, TokenRefused: _token, KeyRefused: _key, RateLimited: _limited,
-            HTTPException: _http, CommandRefused: _intake, ChatRefused: _chat} | dict.fromkeys(MAPPED, _mapped)
+# What the bus may raise under a request, each with what a person is told: a service or server away for a
+# moment is 503 with Retry-After, never a 500.
+BUS = {
+    nats.errors.NoRespondersError: ("service_unavailable", "no house service answers that request now (is it "
+                                                           "running? `zioncheck serve` starts every one)"),
+    nats.errors.ConnectionClosedError: ("bus_unavailable", "the gateway's connection to the bus is closed"),
+    nats.errors.ConnectionReconnectingError: ("bus_unavailable", "the gateway is reconnecting to the bus"),
+    nats.errors.OutboundBufferLimitError: ("bus_unavailable", "the gateway is reconnecting to the bus"),
+    nats.errors.Error: ("bus_unavailable", "the bus could not answer"),
+    nats.js.errors.ServiceUnavailableError: ("store_unavailable", "the store is unavailable (a leader election?)"),
+    nats.js.errors.Error: ("store_unavailable", "the store could not answer"),
+}
+
+
+async def _bus(request: Request, exc: Exception) -> Response:
+    error, detail = next(BUS[kind] for kind in type(exc).__mro__ if kind in BUS)
+    return problem(503, error, f"{detail}: try again", {"Retry-After": "1"})
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    """What nothing above maps: a fault of the gateway's own, logged with its traceback; the person is told
+    so in a sentence, never handed the traceback."""
+    log.error("gateway_unexpected", path=request.url.path, error=type(exc).__name__, exc_info=exc)
+    return problem(500, "internal_error", "the gateway met an error it did not expect; it is logged "
+                                          f"({type(exc).__name__}): try again, or tell the house")
+
+
+HANDLERS = ({HTTPProblem: _problem, TokenRefused: _token, KeyRefused: _key, RateLimited: _limited,
+             HTTPException: _http, CommandRefused: _intake, ChatRefused: _chat} | dict.fromkeys(MAPPED, _mapped)
+            | dict.fromkeys(BUS, _bus) | {Exception: _unexpected})

@@ -19,6 +19,10 @@ a reason a browser can read:
 `?after=N` resumes a stream: the client has seen every batch up to seq N. The public
 stream then sends the newest view and every feed batch past N, none lost and none
 twice; the seat stream sends the seat's view only once one is newer than N.
+
+A game whose start set a spectator delay (StartGame.delay_seconds) is sent to its spectators that many
+seconds behind (live.py), its chat too: to anyone but its seats' tokens and its tenant's platform keys,
+who watch it live. Their clock frame says how far behind (`behind`).
 """
 import asyncio
 import contextlib
@@ -29,7 +33,9 @@ from starlette.websockets import WebSocket
 
 from zioncheck.services.bus.tasks import stop as stop_tasks
 from zioncheck.services.bus.topology import seat_view_key
+from zioncheck.services.gateway.keys import KeyRefused
 from zioncheck.services.gateway.live import FRAMED, Spectator, ViewWatch
+from zioncheck.services.gateway.private import sees_private
 from zioncheck.services.gateway.problems import HTTPProblem, decode_json
 from zioncheck.services.gateway.reads import GameNotFound
 from zioncheck.services.gateway.tokens import TokenRefused, verify
@@ -49,22 +55,31 @@ class Close(Exception):
 
 
 async def public_stream(websocket: WebSocket) -> None:
+    """A private game's stream takes a seat token of the game (`?token=`) or a platform key of its tenant; to anyone
+    else it closes 4404, as for a game never stored."""
     gateway = websocket.app.state.gateway
     game = websocket.path_params["game"]
     await websocket.accept()
     try:
         after = _after(websocket)
-        if not gateway.hubs.watched(game):   # else stored: asked once, not once a spectator
-            await gateway.reads.require(game)
+        private = sees_private(gateway.keys, gateway.secret, websocket.headers, game,
+                               websocket.query_params.get("token"))
+        # Someone watches it here, so it is stored, and a game known public stays public: asked once, not once a
+        # spectator.
+        if not (gateway.hubs.watched(game) and (private or gateway.reads.known_public(game))):
+            await gateway.reads.require(game, private)
     except GameNotFound:
         return await _close(websocket, Close(4404, f"no game {game[:64]!r} is stored"))
+    except KeyRefused as refused:
+        return await _close(websocket, Close(4401, f"{refused.error}: {refused.detail}"))
     except Close as close:
         return await _close(websocket, close)
+    behind = 0 if private else await gateway.reads.delay(game)   # a seat, or its tenant, watches it live
     spectator = Spectator(gateway.backlog)
-    hub = await gateway.hubs.join(game, spectator, after)
-    gateway.chat.join(game, spectator)   # the game's last chat lines, then each new one
+    hub = await gateway.hubs.join(game, spectator, after, behind)
+    gateway.chat.join(game, spectator, behind)   # the game's last chat lines, then each new one
     try:
-        await pump(websocket, spectator)
+        await pump(websocket, spectator, behind)
     finally:
         gateway.chat.leave(game, spectator)
         await gateway.hubs.leave(hub, spectator)
@@ -103,21 +118,24 @@ def _after(websocket: WebSocket) -> int | None:
     return int(given)
 
 
-def clock_frame() -> str:
-    """The gateway's clock, the first frame of each stream and each pong's follower (wire.Clock)."""
+def clock_frame(behind: float = 0) -> str:
+    """The gateway's clock, the first frame of each stream and each pong's follower (wire.Clock); `behind`
+    seconds back on a stream that runs that far behind its game, so its countdowns read as they did."""
+    if behind:
+        return '{"kind":"clock","now":' + f"{time.time() - behind:.3f}" + ',"behind":' + f"{behind:g}" + "}"
     return '{"kind":"clock","now":' + f"{time.time():.3f}" + "}"
 
 
-async def pump(websocket: WebSocket, spectator: Spectator) -> None:
+async def pump(websocket: WebSocket, spectator: Spectator, behind: float = 0) -> None:
     """Send the spectator's frames and read the client's, until either side ends or the client lags;
     the gateway's clock first, for the page's countdowns. Where the server takes frames framed (live.FRAMED),
     what was queued before goes in one write, and from then on a frame offered while none waits goes
     straight to the socket."""
-    await websocket.send_text(clock_frame())
+    await websocket.send_text(clock_frame(behind))
     spectator.write = websocket.scope.get("extensions", {}).get(FRAMED)
     spectator.catch_up()
     sending = asyncio.create_task(_send(websocket, spectator))
-    reading = asyncio.create_task(_read(websocket, spectator))
+    reading = asyncio.create_task(_read(websocket, spectator, behind))
     lagging = asyncio.create_task(spectator.overflowed.wait())
     tasks = (sending, reading, lagging)
     try:
@@ -139,7 +157,7 @@ async def _send(websocket: WebSocket, spectator: Spectator) -> None:
         spectator.sending = False
 
 
-async def _read(websocket: WebSocket, spectator: Spectator) -> None:
+async def _read(websocket: WebSocket, spectator: Spectator, behind: float = 0) -> None:
     """Returns when the client goes; raises Close for a frame it should not have sent."""
     while True:
         message = await websocket.receive()
@@ -155,7 +173,7 @@ async def _read(websocket: WebSocket, spectator: Spectator) -> None:
         except HTTPProblem:
             raise Close(1008, 'this stream only sends: a client may send {"type": "ping"} and nothing else') from None
         spectator.frames.put_nowait(PONG)
-        spectator.frames.put_nowait(clock_frame())
+        spectator.frames.put_nowait(clock_frame(behind))
 
 
 async def _close(websocket: WebSocket, close: Close) -> None:

@@ -7,10 +7,10 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from zioncheck.contracts.commands import BOT_LEVELS, DEFAULT_RULES, Rules
+from zioncheck.contracts.commands import BOT_LEVELS, DEFAULT_RULES, Limits, Rules
 from zioncheck.contracts.feed import FeedBatch, FeedItem
-from zioncheck.contracts.views import PublicView, SeatView
-from zioncheck.domain.dealing import MAX_PLAYERS, MIN_PLAYERS
+from zioncheck.contracts.views import Contract, PublicView, SeatView
+from zioncheck.domain.dealing import MAX_DELAY_SECONDS, MAX_PLAYERS, MIN_PLAYERS
 
 # Who sits in a seat: a person or one of the house's bots by name (contracts.commands BOT_NAMES).
 Player = Literal["person", "greedy", "random", "strong"]
@@ -29,7 +29,10 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     every person away waits (R21); `claim_seconds` how long a discard a person may claim waits before a
     bot draws (R22); `pause_seconds` the pause after a hand (R23). `rules` is the game played (R24: a
     preset, "zioncheck", "contract" or "liverpool", and house options); `decks` overrides the preset's
-    number of decks for the players (R1, R24.2).
+    number of decks for the players (R1, R24.2). `public` (the default): the gateway lists the game and anyone may
+    watch it; false, only a platform key of its tenant and its seats' tokens see it (StartGame.public).
+    `delay_seconds`: its spectators watch it that many seconds behind its seats (StartGame.delay_seconds), for a
+    game played before an audience; 0, the default, is live.
     """
     players: Annotated[int, msgspec.Meta(extra_json_schema={"minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS})]
     seats: list[Choice]
@@ -42,11 +45,20 @@ class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pause_seconds: Annotated[int, msgspec.Meta(ge=0, le=120)] = 10
     rules: Rules = DEFAULT_RULES
     decks: Annotated[int, msgspec.Meta(ge=1, le=32)] | None = None
+    public: bool = True
+    delay_seconds: Annotated[int, msgspec.Meta(ge=0, le=MAX_DELAY_SECONDS)] = 0
 
 
 def seated(new: NewGame) -> NewGame:
     """The new game with each seat named by a level given the name of the bot that plays it."""
     return msgspec.structs.replace(new, seats=[BOT_LEVELS.get(seat, seat) for seat in new.seats])
+
+
+def limits_of(new: NewGame) -> Limits:
+    """The clock a new game's start sets (R19-R23): its person's turns, claims, pauses and absences, the bots' pace."""
+    return Limits(turn_seconds=new.turn_seconds, bot_seconds=new.pace, idle_turns=new.idle_turns,
+                  abandon_seconds=new.abandon_seconds, claim_seconds=new.claim_seconds,
+                  pause_seconds=new.pause_seconds)
 
 
 class SeatTicket(msgspec.Struct, frozen=True):
@@ -82,6 +94,8 @@ class LobbyState(msgspec.Struct, frozen=True, kw_only=True):
 
     The seats' links and `host` (the host's own link, which shows them and starts the game)
     are given to the host only; a seat's token sees who has joined, and `you` is its seat.
+    `game` is the game it will play (R24: a preset), `contracts` every hand's contract in order
+    (R7, R24.1) and `limits` its clock (R19-R23), so whoever is asked to sit down knows the game.
     """
     game_id: str
     players: int
@@ -91,6 +105,9 @@ class LobbyState(msgspec.Struct, frozen=True, kw_only=True):
     host: str | None = None
     you: int | None = None
     watch: str              # the page that shows the game live once it starts
+    game: str = "zioncheck"
+    contracts: list[Contract] = []
+    limits: Limits = Limits()
 
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -99,6 +116,8 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     Accepted: `events` is the public side of the events it caused (as the feed shows
     them) and `drew` the card the seat drew from the stock, if it did. Refused:
     `reason` and `detail` say why; nothing changed, but the refusal is in the log.
+    `said` is the refusal for a person: the reason's sentence and the detail, in the
+    language the request's Accept-Language prefers of en, ru and es (English otherwise).
     """
     game_id: str
     seq: int
@@ -107,6 +126,7 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     drew: str | None = None
     reason: str | None = None
     detail: str | None = None
+    said: str | None = None
 
 
 GameStatus = Literal["waiting", "in_play", "between_hands", "over", "abandoned"]
@@ -137,6 +157,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     totals: list[int] = []
     winners: list[int] = []
     updated: float | None = None     # when the view last changed, seconds since the epoch
+    public: bool = False             # anyone may watch it; false: a game of the asking key's tenant, listed to it only
 
 
 class ReplayStep(msgspec.Struct, frozen=True):
@@ -144,6 +165,8 @@ class ReplayStep(msgspec.Struct, frozen=True):
 
     `feed` is the public side of batch N (None at step 0 or for a batch with nothing public).
     `hands` maps each hand dealt to the step that dealt it: where a replay jumps to see that hand.
+    `cards` is every seat's hand after batch N, face up: a finished game hides nothing (its log, every
+    card in it, is served too), so its replay shows each hand as the table saw it.
     """
     game_id: str
     step: int
@@ -151,6 +174,38 @@ class ReplayStep(msgspec.Struct, frozen=True):
     view: PublicView
     feed: FeedBatch | None = None
     hands: dict[int, int] = {}
+    cards: list[list[str]] = []
+
+
+ArchiveStatus = Literal["verified", "not_intact", "not_archived", "unchecked"]
+
+
+class ArchiveFinding(msgspec.Struct, frozen=True, kw_only=True):
+    """One thing that fails in an archive, as `zioncheck verify` tells it (application.archive.Problem): `what`
+    fails, and where (`seq`, a batch's log sequence; `hand`, a hand's number; `detail`, more)."""
+    what: str
+    seq: int = 0
+    hand: int = 0
+    detail: str = ""
+
+
+class ArchiveCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """GET /games/{id}/signature: a finished game's archive, checked by the gateway with the house's public key.
+
+    `status` is `verified` (the archive is intact and the house signed it), `not_intact` (`findings` names what
+    fails, as `zioncheck verify` tells it), `not_archived` (the archiver has not written it yet: it does once the game
+    has settled) or `unchecked` (archived, but this gateway holds no house key to check it with). `key` is the
+    house's public key it was checked with, `signed_by` the key the archive names, `state_hash` the hash of the
+    game its manifest names, `size` its bytes; GET /games/{id}/archive gives the file, which `zioncheck verify`
+    checks anywhere.
+    """
+    game_id: str
+    status: ArchiveStatus
+    key: str | None = None
+    signed_by: str | None = None
+    findings: list[ArchiveFinding] = []
+    state_hash: str | None = None
+    size: int | None = None
 
 
 # GET /games/{id}/feed answers at most FEED_PAGE feed batches a request; a page asks again from `next`.
@@ -216,8 +271,11 @@ class FeedUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="feed"):
 
 class Clock(msgspec.Struct, frozen=True, tag_field="kind", tag="clock"):
     """On both streams, first: the gateway's clock (`now`, seconds since the epoch), by which a page counts
-    down to a view's deadline (`due_at`) whatever its own clock says."""
+    down to a view's deadline (`due_at`) whatever its own clock says. `behind`: the seconds this stream runs
+    behind the game (a spectator of a game whose start set `delay_seconds`; 0 live), and `now` is then the
+    gateway's clock less them, so a countdown reads as it did when its view was made."""
     now: float
+    behind: float = 0
 
 
 class ChatUpdate(msgspec.Struct, frozen=True, tag_field="kind", tag="chat"):

@@ -2,8 +2,11 @@
 
 A request on zc.in.<tenant>.<game> carries a command's JSON and, to make it safe to send again, an
 idempotency key (header Zc-Key). The intake checks what it can without the game's state (size,
-nesting and shape by application/reading.py, the reading the table itself does; the game id; the
-key; the tenant's rate; by the register of games in play, that a move's game is in play and that a
+nesting and shape by application/reading.py, the reading the table itself does, strict: a field no
+command of its type declares is refused here, never by the table, which reads stored commands as it
+always did; the game id; the key; the tenant's commands and bytes a second; that the game's commands
+stream has room; that the tenant's games hold no more than its share of the feed and the views, which
+every tenant shares; by the register of games in play, that a move's game is in play and that a
 start's tenant has room for one more game), and either refuses it with a reason
 (contracts.intake.Refused), nothing stored, or stores it in its game's partition commands stream
 with headers it sets itself and answers the sender with the command's sequence (contracts.intake.Taken)
@@ -24,6 +27,7 @@ game's first move in IN_PLAY_SECONDS, a start) before it hands the command on.
 import asyncio
 import string
 import time
+from collections.abc import Awaitable
 
 import structlog
 from nats.aio.client import Client
@@ -34,12 +38,12 @@ from nats.micro import add_service
 from nats.micro.request import Request
 
 from zioncheck.application.reading import read_command
-from zioncheck.contracts.commands import PLAY, Command, StartGame
+from zioncheck.contracts.commands import MAX_COMMAND_BYTES, PLAY, Command, StartGame
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.intake import KEY_HEADER, KEY_MAX, REFUSALS, IntakeReason, Refused, Taken, limit_refusal
 from zioncheck.contracts.log import encode
-from zioncheck.services.bus import open_games
-from zioncheck.services.bus.access import INBOXES
+from zioncheck.services.bus import holdings, open_games
+from zioncheck.services.bus.access import INBOXES, SERVICE_REPLIES
 from zioncheck.services.bus.publish import store_grouped
 from zioncheck.services.bus.topology import (
     INTAKE_GROUP,
@@ -60,8 +64,17 @@ log = structlog.get_logger("intake")
 # A tenant's commands a second at one intake instance, and the burst it may send at once; far above
 # what people play (docs/scaling.md: 0.4 a second a game), far below what fills a disk.
 TENANT_RATE, TENANT_BURST = 5_000.0, 10_000.0
+# A tenant's bytes of commands a second at one intake instance, and its burst (docs/scaling.md, Limits): a
+# command is 36-40 bytes on average (a deal's 1 KB is the dealer's, not a tenant's), so 256 KiB/s carries
+# 16,000 games at 0.4 commands a second, more than a tenant may have in play, and the command rate's 5,000
+# a second at 52 bytes each; a flood of 16 KiB commands gets 16 a second, 76 times slower than the 19.5 MB/s
+# the commands rate alone let through. The burst holds 64 commands of the most a command may be.
+TENANT_BYTES, TENANT_BYTES_BURST = 256 * 1024.0, 1024 * 1024.0
 MAX_TENANTS_COUNTED = 100_000   # and games taken as in play (InPlay)
 IN_PLAY_SECONDS = 10.0
+SHARE_SECONDS = 2.0     # how long what a tenant holds, as counted, is taken at its word (TenantShares)
+STARTS_WITHIN = 0.75    # of a tenant's share of the feed: past it a start is refused, a move not yet
+ROOM_SECONDS = 1.0      # how long a commands stream's fill, as asked, is taken at its word (CommandsRoom)
 
 _KEY_LETTERS = frozenset(string.ascii_letters + string.digits + string.punctuation)
 
@@ -77,7 +90,7 @@ def check(tenant: str, game: str, data: bytes, key: str | None) -> Refused | Com
         return refused("bad_game", f"{REFUSALS['bad_game']}, not {game[:80]!r}")
     if key is not None and not (0 < len(key) <= KEY_MAX and _KEY_LETTERS.issuperset(key)):
         return refused("bad_key")
-    command = read_command(data, PLAY, game)
+    command = read_command(data, PLAY, game, strict=True)   # a field no command declares is refused here alone
     if isinstance(command, Rejected):
         return refused("bad_command", command.detail, command)
     return command
@@ -97,24 +110,37 @@ def tenant_in(subject: str) -> tuple[str, str]:
 
 
 class TenantRates:
-    """Each tenant's commands a second, a token bucket a tenant (per intake instance: n instances let a
-    tenant send n times as much). A flood is refused here, before anything is stored."""
+    """Each tenant's commands a second and bytes a second, two token buckets a tenant (per intake instance:
+    n instances let a tenant send n times as much). A flood is refused here, before anything is stored."""
 
-    def __init__(self, rate: float = TENANT_RATE, burst: float = TENANT_BURST, clock=time.monotonic):
-        self.rate, self.burst, self.clock = rate, burst, clock
-        self.buckets: dict[str, tuple[float, float]] = {}   # tenant -> (tokens, when counted)
+    def __init__(self, rate: float = TENANT_RATE, burst: float = TENANT_BURST, byte_rate: float = TENANT_BYTES,
+                 byte_burst: float = TENANT_BYTES_BURST, clock=time.monotonic):
+        if byte_burst < MAX_COMMAND_BYTES:
+            raise ValueError(f"a burst of {byte_burst:g} bytes would refuse a command of {MAX_COMMAND_BYTES} for ever")
+        self.rate, self.burst, self.byte_rate, self.byte_burst, self.clock = rate, burst, byte_rate, byte_burst, clock
+        self.buckets: dict[str, tuple[float, float, float]] = {}   # tenant -> (commands, bytes, when counted)
 
-    def take(self, tenant: str) -> bool:
+    def take(self, tenant: str, size: int = 0) -> float:
+        """Count a command of `size` bytes of the tenant's, and 0.0; or, when either bucket lacks room for
+        it, count nothing and say in how many seconds it would have room."""
         now = self.clock()
-        tokens, then = self.buckets.get(tenant, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - then) * self.rate)
-        if tokens < 1:
-            self.buckets[tenant] = (tokens, now)
-            return False
-        self.buckets[tenant] = (tokens - 1, now)
+        commands, data, then = self.buckets.get(tenant, (self.burst, self.byte_burst, now))
+        commands = min(self.burst, commands + (now - then) * self.rate)
+        data = min(self.byte_burst, data + (now - then) * self.byte_rate)
+        wait = max((1 - commands) / self.rate, (size - data) / self.byte_rate)
+        if wait > 0:
+            self.buckets[tenant] = (commands, data, now)
+            return wait
+        self.buckets[tenant] = (commands - 1, data - size, now)
         if len(self.buckets) > MAX_TENANTS_COUNTED:   # a bound on what senders can make this hold
             self.buckets.pop(next(iter(self.buckets)))
-        return True
+        return 0.0
+
+    def refusal(self, wait: float) -> Refused:
+        """over_rate, with the tenant's rates and how long to wait before sending again."""
+        return refused("over_rate", f"{REFUSALS['over_rate']} ({self.rate:g} commands and {self.byte_rate:,.0f} "
+                                    f"bytes a second, {self.burst:g} and {self.byte_burst:,.0f} at once): "
+                                    f"send again in {max(wait, 0.001):.3f} s")
 
 
 class InPlay:
@@ -148,6 +174,78 @@ class InPlay:
         return None
 
 
+class TenantShares:
+    """What each tenant's games hold of the feed and the views bucket, which every tenant shares, against
+    its share of them (StoreLimits.tenant_share): counted by the server (services/bus/holdings.py), taken
+    at its word for SHARE_SECONDS and counted on meanwhile by what this instance lets through. A tenant's
+    games are those in play and those over until the archiver removes them, once their retention has run.
+
+    A start is refused (too_many_games) when its views would take the tenant past its share of the views,
+    or when its games hold STARTS_WITHIN of its share of the feed, so that those in play have the rest to
+    go on in; a move (store_full) only once they hold the whole of it. Each command makes at most one feed
+    batch, so between counts a tenant overshoots by its commands of SHARE_SECONDS at most."""
+
+    def __init__(self, js: JetStreamContext, limits: StoreLimits, clock=time.monotonic):
+        self.js, self.clock = js, clock
+        self.feed_most, self.views_most = limits.tenant_feed_batches(), limits.tenant_view_keys()
+        self.feed: dict[str, tuple[int, float]] = {}    # tenant -> (feed batches held, counted until when)
+        self.views: dict[str, tuple[int, float]] = {}   # tenant -> (views held, counted until when)
+
+    async def refusal(self, tenant: str, command: Command) -> Refused | None:
+        feed, until = await self._held(self.feed, tenant, holdings.feed_batches)
+        if isinstance(command, StartGame):
+            views, counted = await self._held(self.views, tenant, holdings.views)
+            needs = 1 + 2 * command.players   # its public view, and at most two a seat (a bot seat's own)
+            if views + needs > self.views_most:
+                return refused("too_many_games", f"{REFUSALS['too_many_games']}: its games hold {views:,} views, "
+                                                 f"and a game of {command.players} seats takes up to {needs} more, "
+                                                 f"past its share of the views bucket ({self.views_most:,})")
+            if feed >= self.feed_most * STARTS_WITHIN:
+                return refused("too_many_games", f"{REFUSALS['too_many_games']}: its games hold {feed:,} feed "
+                                                 f"batches, {STARTS_WITHIN:.0%} of its share of the feed "
+                                                 f"({self.feed_most:,}), the rest kept for its games in play")
+            self.views[tenant] = (views + needs, counted)
+            return None
+        if feed >= self.feed_most:
+            return refused("store_full", f"{REFUSALS['store_full']}: the tenant's games hold its share of the feed "
+                                         f"({self.feed_most:,} batches) until the archiver removes finished ones")
+        self.feed[tenant] = (feed + 1, until)
+        return None
+
+    async def _held(self, counts: dict[str, tuple[int, float]], tenant: str, count) -> tuple[int, float]:
+        now = self.clock()
+        held = counts.get(tenant)
+        if held is None or held[1] <= now:
+            held = counts[tenant] = (await count(self.js, tenant), now + SHARE_SECONDS)
+            if len(counts) > MAX_TENANTS_COUNTED:
+                counts.pop(next(iter(counts)))
+        return held
+
+
+class CommandsRoom:
+    """Whether a partition's commands stream has room for a sender's command. The stream discards old, as
+    message schedules require, so at its byte limit its oldest commands would go, a finished game's record
+    among them before it is archived: the intake refuses (store_full) once it holds COMMANDS_HIGH_WATER of
+    its limit, and the rest is room for the dealer's and the timers' commands. Asked of the server at most
+    every ROOM_SECONDS a partition (one stream info)."""
+
+    def __init__(self, js: JetStreamContext, clock=time.monotonic):
+        self.js, self.clock = js, clock
+        self.known: dict[int, tuple[int, int, float]] = {}   # partition -> (bytes held, byte limit, until when)
+
+    async def refusal(self, partition: int) -> Refused | None:
+        now = self.clock()
+        held, most, until = self.known.get(partition, (0, 0, 0.0))
+        if until <= now:
+            info = await self.js.stream_info(commands_stream(partition))
+            held, most = info.state.bytes, max(info.config.max_bytes or 0, 0)
+            self.known[partition] = (held, most, now + ROOM_SECONDS)
+        if most and held >= most * StoreLimits.COMMANDS_HIGH_WATER:
+            return refused("store_full", f"{REFUSALS['store_full']} ({commands_stream(partition)} holds {held:,} "
+                                         f"bytes of its {most:,})")
+        return None
+
+
 class IntakeService:
     """Answers zc.in.<tenant>.<game>: stores a command or refuses it (module docstring)."""
 
@@ -157,7 +255,10 @@ class IntakeService:
         self.layout: Layout | None = None
         self.service = None
         self.rates = rates or TenantRates()
-        self.in_play = InPlay(js, (limits or StoreLimits.configured()).tenant_games)
+        limits = limits or StoreLimits.configured()
+        self.in_play = InPlay(js, limits.tenant_games_in_play())
+        self.shares = TenantShares(js, limits)
+        self.room = CommandsRoom(js)
         self.storing: set[asyncio.Task] = set()   # stores on their way, each answering its sender
 
     async def start(self) -> None:
@@ -178,10 +279,11 @@ class IntakeService:
         """Check the command and hand it to be stored, in arrival order; the store answers the sender.
 
         The reply subject is the sender's to choose, and whatever is published on it the server lets
-        through: so only a reply subject in an inbox (INBOXES, which no stream captures) is ever
-        answered, and a request with any other stores nothing and is answered nowhere."""
+        through: so only a reply subject in an inbox (INBOXES, which no stream captures) or the one the
+        server made for a tenant's request (SERVICE_REPLIES: it carries the answer back into the tenant's own
+        account) is ever answered, and a request with any other stores nothing and is answered nowhere."""
         reply = request._msg.reply   # nats.micro keeps the message; its reply subject is the sender's to set
-        if not reply.startswith(INBOXES):
+        if not reply.startswith((INBOXES, SERVICE_REPLIES)):
             INTAKE.labels("refused", "bad_reply").inc()
             log.warning("intake_unanswerable", subject=request.subject[:120], reply=reply[:120])
             return
@@ -190,9 +292,12 @@ class IntakeService:
         command = check(tenant, game, request.data, key)
         game = game_key(tenant, game)
         problem = command if isinstance(command, Refused) else None
-        if problem is None and not self.rates.take(tenant):
-            problem = refused("over_rate", f"{REFUSALS['over_rate']} ({self.rates.rate:g} a second, "
-                                           f"{self.rates.burst:g} at once)")
+        if problem is None and (wait := self.rates.take(tenant, len(request.data))):
+            problem = self.rates.refusal(wait)
+        if problem is None:
+            problem = await self._asked(self.room.refusal(self.layout.of(game)))
+        if problem is None:
+            problem = await self._asked(self.shares.refusal(tenant, command))
         if problem is None:
             problem = await self._in_play(tenant, game, command)
         if problem is not None:
@@ -220,9 +325,15 @@ class IntakeService:
             log.warning("intake_unanswered", game=game[:80], error=str(error)[:200])
 
     async def _in_play(self, tenant: str, game: str, command: Command) -> Refused | None:
+        return await self._asked(self.in_play.refusal(tenant, game, command))
+
+    @staticmethod
+    async def _asked(asking: Awaitable[Refused | None]) -> Refused | None:
+        """The refusal of a check that asks the server; unavailable when it did not answer: nothing stored,
+        the sender asks again."""
         try:
-            return await self.in_play.refusal(tenant, game, command)
-        except NatsError as error:   # the register did not answer: nothing stored, the sender asks again
+            return await asking
+        except NatsError as error:
             return refused("unavailable", f"{REFUSALS['unavailable']} ({error!r:.80})")
 
     async def _answer(self, request: Request, answer: Refused, game: str) -> None:

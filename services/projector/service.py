@@ -35,7 +35,7 @@ from zioncheck.domain.views import Projection, advance
 from zioncheck.services.bus import open_games
 from zioncheck.services.bus.access import server_id
 from zioncheck.services.bus.consumers import drop, settle_drained
-from zioncheck.services.bus.log_store import due_at, read_stored, stored_games, where
+from zioncheck.services.bus.log_store import batches, due_at, read_stored, still_logged, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
 from zioncheck.services.bus.view_store import last_feed_seq, write_views
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
@@ -101,7 +101,8 @@ class ProjectorService:
 
     async def sweep(self) -> int:
         """Every game in the hot log projected whole again, those in play first: what a server killed lost
-        of the views and the feed is written again. Returns the games swept."""
+        of the views and the feed is written again. A game the archiver removes meanwhile (its log gone by the
+        time it is read, or before its views are written) is written nothing of. Returns the games swept."""
         stored = await stored_games(self.js)
         playing = await open_games.marked(self.js)
         games = sorted(stored, key=lambda game: game not in playing)
@@ -109,6 +110,9 @@ class ProjectorService:
             async with self._lock(game):
                 projected, feeds = await self._projected(game), []
                 await self._catch_up(projected, game, before=2 ** 62, known=0, feeds=feeds)
+                if not await still_logged(self.js, game, projected.last):   # removed since it was counted
+                    self.games.pop(game, None)
+                    continue
                 await self._publish(game, projected, feeds)
             if done % 1000 == 0:
                 log.info("sweeping", games=done, of=len(games))
@@ -189,10 +193,12 @@ class ProjectorService:
         message before `before` (services/bus/log_store.py: read your writes)."""
         stream, subject = await where(self.js, game)
         found, _ = await read_stored(self.js, stream, subject, after=projected.last, at_least=known, whole=True)
-        for msg in found:
-            if msg.seq >= before:
-                return
-            self._fold(projected, msg.seq, decode_batch(msg.data or b""), due_at(msg.headers), feeds)
+        found = [msg for msg in found if msg.seq < before]
+        due = {msg.seq: due_at(msg.headers) for msg in found}
+        for seq, batch in batches([(msg.seq, msg.data or b"") for msg in found], game, "projector"):
+            self._fold(projected, seq, batch, due[seq], feeds)
+        if found:   # past any message that is no batch, too
+            projected.last = max(projected.last, found[-1].seq)
 
     @staticmethod
     def _fold(projected: ProjectedGame, seq: int, batch: Batch, due: float | None, feeds: list) -> None:

@@ -45,7 +45,7 @@ KEPT = 16               # archives kept in memory, for an asker reading one in p
 class RecordsService:
     def __init__(self, nc: Client, js: JetStreamContext, store: ArchiveStore | None = None):
         self.nc, self.js = nc, js
-        self.store = store or BucketStore(js)
+        self.store = store or BucketStore(js, reader="records")
         self.service = None
         self.kept: OrderedDict[tuple[str, str], bytes] = OrderedDict()
 
@@ -69,9 +69,9 @@ class RecordsService:
             await _refuse(request, "bad_question", f"a HistoryAsk, limit 1 to {MAX_PAGE}")
             return
         query = Query(tenant=tenant, start=ask.start, end=ask.end, seat=ask.seat, outcome=ask.outcome,
-                      won_by=ask.won_by, after=ask.after, limit=ask.limit)
+                      won_by=ask.won_by, after=ask.after, limit=ask.limit, rules=ask.rules)
         try:
-            found = await list_page(self.js, query)
+            found = await list_page(self.js, query, reader="records")
         except NoIndex:
             found = None
         except (NatsError, TimeoutError) as error:

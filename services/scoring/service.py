@@ -14,9 +14,9 @@ from nats.js.kv import KeyValue
 from zioncheck.contracts.log import Batch, encode
 from zioncheck.contracts.scores import Standings
 from zioncheck.domain import standings as fold_standings
-from zioncheck.services.bus.log_store import read_batches
+from zioncheck.services.bus.log_store import from_leader, read_batches, still_logged
 from zioncheck.services.bus.topology import STANDINGS, score_subject, standings_key
-from zioncheck.services.observability import HANDS_SCORED
+from zioncheck.services.observability import HANDS_SCORED, skipped
 
 log = structlog.get_logger("scoring")
 
@@ -45,7 +45,7 @@ class ScoringService:
         # them; else as the log holds them, at least up to it (read your writes).
         boundaries = fold_standings.following(self.boundaries.pop(game, []), seq, batch)
         if boundaries is None:
-            boundaries = await read_batches(self.js, game, "hand", at_least=seq)
+            boundaries = await read_batches(self.js, game, "hand", at_least=seq, reader="scoring")
         standings, scores = fold_standings.of_boundaries(boundaries)
         if standings is None:
             return
@@ -58,6 +58,10 @@ class ScoringService:
         if published is not None and published.log_seq >= standings.log_seq:
             self.published[game] = published
             return  # delivered again: already counted
+        if not await still_logged(self.js, game, seq, "hand"):   # out of the hot streams since it was delivered
+            self.published.pop(game, None)
+            self.boundaries.pop(game, None)
+            return
         for scored in scores[len(published.hands) if published else 0:]:
             await self.js.publish(score_subject(game), encode(scored),
                                   headers={"Nats-Msg-Id": f"score:{game}:{scored.hand}"})
@@ -68,7 +72,15 @@ class ScoringService:
 
 
 async def _stored(kv: KeyValue, game: str) -> Standings | None:
-    try:
-        return msgspec.json.decode((await kv.get(standings_key(game))).value, type=Standings)
+    """The game's standings as the bucket holds them: None for none, and for what is no standings (said and
+    counted), which the standings folded from the log then write over, their scores published again (a
+    reader of the scores takes each hand's last)."""
+    try:   # from the leader: a replica behind would have the hands already scored scored again
+        entry = await from_leader(kv).get(standings_key(game))
     except KeyNotFoundError:
+        return None
+    try:
+        return msgspec.json.decode(entry.value or b"", type=Standings)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        skipped("scoring", "standings", standings_key(game), f"not standings: {error}", entry.revision or 0)
         return None

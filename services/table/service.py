@@ -116,7 +116,7 @@ class TableService:
         pending; the games it set one for. A game over is looked at once."""
         healed = []
         stored = set(await log_store.stored_games(self.js))   # one count of the logs for both looks
-        for game in await unscheduled(self.js, self.over, stored):
+        for game in await unscheduled(self.js, self.over, stored, "table"):
             async with self.locks[game]:
                 logged = await self._log(game)
                 due = deadline(logged.state)
@@ -153,7 +153,7 @@ class TableService:
         self._orphans = marked - logged
         where = await layout(self.js)
         for game in sorted(logged - marked - self.over):
-            is_over = await ended(self.js, where.of(game), game)
+            is_over = await ended(self.js, where.of(game), game, "table")
             if is_over:
                 self.over.add(game)
             elif is_over is not None:
@@ -178,7 +178,7 @@ class TableService:
                         self.games[game].due_at = self.games[game].timer_at = None   # its deadline, unknown here
                         known = self.games[game]
                         await log_store.catch_up(self.js, known, await log_store.last_seq(self.js, known.stream,
-                                                                                          known.subject))
+                                                                                          known.subject), "table")
                 except BaseException:
                     if game in self.games:
                         self.games[game].in_order_since = None  # the next command checks the stream again
@@ -211,7 +211,7 @@ class TableService:
 
     async def _log(self, game: str) -> LoggedGame:
         if game not in self.games:
-            self.games[game] = await log_store.load(self.js, game)
+            self.games[game] = await log_store.load(self.js, game, "table")
         return self.games[game]
 
     async def _apply(self, logged: LoggedGame, seq: int, data: bytes, origin: str,

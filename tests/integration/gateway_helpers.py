@@ -71,9 +71,10 @@ def bearer(value: str) -> dict:
     return {"Authorization": f"Bearer {value}"}
 
 
-async def game_in_play(client):
-    """A stacked early hand, seat 0 to draw, its views written: (follower, token of seat 0, token of seat 1)."""
-    follower = await stacked_game(client, 2, HANDS, STOCK)
+async def game_in_play(client, public: bool = True):
+    """A stacked early hand, seat 0 to draw, its views written: (follower, token of seat 0, token of seat 1).
+    Public unless asked otherwise: anyone may watch it at the gateway."""
+    follower = await stacked_game(client, 2, HANDS, STOCK, public=public)
     await views_written(client, follower)
     return follower, token(follower.game, 0), token(follower.game, 1)
 
@@ -94,8 +95,9 @@ async def views_written(client, follower, players: int = 2, timeout: float = 10.
             await asyncio.sleep(0.025)
 
 
-async def finished_game(client):
-    follower = await stacked_game(client, 2, LAST_HANDS, LAST_STOCK, hand=6)
+async def finished_game(client, public: bool = True):
+    """A game over (seat 0 went out at once in hand 6), its views written; public unless asked otherwise."""
+    follower = await stacked_game(client, 2, LAST_HANDS, LAST_STOCK, hand=6, public=public)
     for move in GOING_OUT:
         await follower.outcome(await client.send(follower.game, move))
     assert follower.state.game_over

@@ -29,13 +29,14 @@ async def store(client: GameClient, game: str, command) -> int:
 
 
 async def stacked_game(client: GameClient, players: int, hands, stock, discard=(), hand: int = 1,
-                       dealer: int | None = None) -> Follower:
-    """A started game with a stacked deal, as the dealer would inject it."""
+                       dealer: int | None = None, public: bool = False) -> Follower:
+    """A started game with a stacked deal, as the dealer would inject it; `public`: anyone may watch it."""
     game = new_game()
     follower = await client.follow(game)
     dealer = players - 1 if dealer is None else dealer
     await follower.outcome(await client.send(game, StartGame(
-        game_id=game, players=players, dealer=first_dealer_of(dealer, hand, players), first_hand=hand, stacked=True)))
+        game_id=game, players=players, dealer=first_dealer_of(dealer, hand, players), first_hand=hand, stacked=True,
+        public=public)))
     await follower.outcome(await client.send(game, Deal(hand=hand, hands=hands, stock=stock, discard=list(discard)),
                                              as_dealer=True))
     return follower

@@ -30,8 +30,12 @@ from zioncheck.services.bus.topology import (
     DEFAULT_TENANT,
     FEED,
     HISTORY,
+    HISTORY_SUBJECTS,
+    OPEN,
     REMOVALS,
+    REMOVED_SUBJECTS,
     SCORES,
+    SEEDS,
     STANDINGS,
     VIEWS,
     StoreLimits,
@@ -45,11 +49,13 @@ from zioncheck.services.bus.topology import (
     layout,
     log_stream,
     log_subject,
+    open_subject,
     removal_headers,
     removal_subject,
     remove_subject,
     schedule_subject,
     score_subject,
+    seed_key,
     standings_key,
     stored_command_subject,
     stream_configs,
@@ -94,6 +100,7 @@ async def hot(client: GameClient, game: str) -> dict[str, int]:
              "log": (log_stream(p), log_subject(p, game)), "feed": (FEED, feed_subject(game)),
              "scores": (SCORES, score_subject(game)), "views": (kv_stream(VIEWS), kv_subject(VIEWS, view_keys(game))),
              "standings": (kv_stream(STANDINGS), kv_subject(STANDINGS, standings_key(game))),
+             "in play": (OPEN, open_subject(game)), "seeds": (kv_stream(SEEDS), kv_subject(SEEDS, seed_key(game, "*"))),
              "removal": (REMOVALS, removal_subject(game)), "removal due": (REMOVALS, remove_subject(game))}
     return {name: sum((await subject_counts(client.js, stream, subject)).values())
             for name, (stream, subject) in where.items()}
@@ -109,8 +116,8 @@ def whole(counts: dict[str, int]) -> bool:
     return all(counts[name] for name in ("commands", "log", "feed", "views", "standings"))
 
 
-NOTHING = dict.fromkeys(("commands", "deadline", "log", "feed", "scores", "views", "standings", "removal",
-                         "removal due"), 0)
+NOTHING = dict.fromkeys(("commands", "deadline", "log", "feed", "scores", "views", "standings", "in play", "seeds",
+                         "removal", "removal due"), 0)
 
 
 async def removed(client: GameClient, game: str, timeout: float = 60.0) -> None:
@@ -322,7 +329,8 @@ async def assert_archived_once_and_removed(client: GameClient, credentials, game
         assert pack(unpack(data).record, signing_key(credentials)) == data
         await removed(client, game)
     assert await archives(client) == (len(games), len(games)), "one archive a game, no other content of one"
-    assert len(await subject_counts(client.js, HISTORY, ">")) == len(games), "one index entry a game"
+    assert len(await subject_counts(client.js, HISTORY, HISTORY_SUBJECTS)) == len(games), "one index entry a game"
+    assert len(await subject_counts(client.js, HISTORY, REMOVED_SUBJECTS)) == len(games), "one record a removal"
     async with asyncio.timeout(30):   # and every game's end and removal acked: nothing waits to come again
         while await unfinished(client):
             await asyncio.sleep(0.1)

@@ -1,4 +1,5 @@
-"""The bots service: a game's bot seats are in its log, so bots and gateway may die at any moment.
+"""The bots service: a game's bot seats and where they stand are in their views, so bots and gateway may die at
+any moment.
 
 Real processes, as `zioncheck serve bots` and `zioncheck serve gateway` run them, killed with
 SIGKILL mid-game; the table, dealer, scoring and projector run in this process.
@@ -10,14 +11,19 @@ import sys
 
 import httpx
 import pytest
+from nats.js.errors import KeyNotFoundError
 
 from gateway_helpers import KEY, keys_file  # noqa: F401 - keys_file is a fixture
 from over_nats import new_game
-from zioncheck.contracts.commands import StartGame
+from zioncheck.client import read_view
+from zioncheck.contracts.commands import STARTER, HandRule, Rules, StartGame
 from zioncheck.contracts.events import GameStarted
+from zioncheck.contracts.views import decode_seat_view
+from zioncheck.services.bots import service
 from zioncheck.services.bots.service import BotsService
 from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import free_port
+from zioncheck.services.bus.topology import VIEWS, bot_view_key, game_of
 from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.wiring import Services
 
@@ -72,35 +78,73 @@ async def test_a_bot_game_finishes_though_its_bots_and_its_gateway_are_killed_mi
         await house.stop()
 
 
-async def test_each_look_over_the_store_reads_only_the_starts_stored_since_the_last(nats_server, client, monkeypatch):
-    """A look costs what was stored since the one before, not the whole store: a game is looked up
-    once, when its start is new; a game without bot seats, or over, is never taken up."""
-    services = await Services().start(["table", "dealer", "scoring", "intake"], nats_server.access)
+async def stored_bot_view(client, game: str, seat: int, over: bool = False) -> None:
+    """Wait until the projector has stored the view of a seat the bots service plays (`over`: one of the game
+    over)."""
+    views = await client.js.key_value(VIEWS)
+    async with asyncio.timeout(10):
+        while True:
+            try:
+                if decode_seat_view((await views.get(bot_view_key(game, seat))).value).public.game_over >= over:
+                    return
+            except KeyNotFoundError:
+                pass
+            await asyncio.sleep(0.05)
+
+
+async def test_each_look_over_the_stored_bot_views_reads_a_game_once_and_takes_up_those_in_play(
+        nats_server, client, monkeypatch):
+    """A look (at start, then every `rescan`) lists the bot views stored and reads one of each game it does not
+    play: a game whose bots are not the service's has none; a game it plays is not read again; a game over is
+    read once, by each service, and never taken up."""
+    services = await Services().start(["table", "dealer", "scoring", "projector", "intake"], nats_server.access)
     nc = await connect(nats_server.access, "bots")
     bots = BotsService(nc, nc.jetstream(), seed=1, rescan=3600)
-    looked: list[str] = []
-    real = bots._not_over
+    read: list[str] = []
 
-    async def not_over(game, where):
-        looked.append(game)
-        return await real(game, where)
-    monkeypatch.setattr(bots, "_not_over", not_over)
+    async def reading(nc, key, timeout=5.0):
+        read.append(game_of(f"$KV.{VIEWS}.{key}"))
+        return await read_view(nc, key, timeout)
+    monkeypatch.setattr(service, "read_view", reading)
 
-    async def started(seats: list[str]) -> str:
+    async def started(seats: list[str], **more) -> str:
         game = new_game()
         follower = await client.follow(game)
-        await client.send(game, StartGame(game_id=game, players=len(seats), seats=seats))
+        await client.send(game, StartGame(game_id=game, players=len(seats), seats=seats, **more))
         await follower.wait_until(lambda f: f.state.started)
         await follower.stop()
         return game
+    again = player = None
     try:
         first = await started(["person", "greedy"])
-        assert await bots.resume() == 1 and looked == [first] and set(bots.playing) == {first}
-        assert await bots.resume() == 0 and looked == [first]            # nothing new: nothing looked up
-        people, second = await started(["person", "person"]), await started(["greedy", "person"])
-        assert await bots.resume() == 1 and sorted(looked[1:]) == sorted([people, second])
-        assert set(bots.playing) == {first, second}
+        await stored_bot_view(client, first, 1)
+        assert await bots.resume() == 1 and read == [first] and set(bots.playing) == {first}
+        assert await bots.resume() == 0 and read == [first]            # played here: not read again
+        people = await started(["person", "person"])
+        theirs = await started(["greedy", "person"], bots_by=STARTER)   # the starter plays its bots
+        second = await started(["greedy", "person"])
+        await stored_bot_view(client, second, 0)
+        assert await bots.resume() == 1 and read == [first, second]
+        assert set(bots.playing) == {first, second} and not {people, theirs} & set(bots.playing)
+        player = BotsService(nc, nc.jetstream(), seed=2, rescan=3600)
+        await player.start()   # follows the bot views as they come: it plays the next game to its end
+        read.clear()
+        one_hand = Rules(hands=(HandRule(dealt=7, sets=2, runs=0),))
+        quick = await started(["greedy", "random"], rules=one_hand)
+        follower = await client.follow(quick)
+        await follower.wait_until(lambda f: f.state.game_over, timeout=60)
+        assert follower.state.winners and read == []
+        await follower.stop()
+        await stored_bot_view(client, quick, 0, over=True)
+        assert await bots.resume() == 0 and read == [quick]   # over: read once, not taken up
+        assert await bots.resume() == 0 and read == [quick]   # and never read again
+        again = BotsService(nc, nc.jetstream(), seed=1, rescan=3600)   # as after a restart
+        assert await again.resume() == 2 and set(again.playing) == {first, second}
+        assert await again.resume() == 0 and sorted(read[1:]) == sorted([first, second, quick])
     finally:
+        for other in (again, player):
+            if other is not None:
+                await other.stop()
         await bots.stop()
         await nc.close()
         await services.stop()

@@ -10,25 +10,37 @@ from pathlib import Path
 
 import nats.errors
 import pytest
-from nats.js.errors import NoStreamResponseError, ServiceUnavailableError
+from nats.js.errors import NoStreamResponseError, NotFoundError, ServiceUnavailableError
 from nats_backends import chosen, containers_in_use, start_cluster
 
 from over_nats import new_game, one_table_writes
+from removed_games import finished_game, game_in_play, until_gone
 from zioncheck.application.replay import fold_log, state_hash
 from zioncheck.application.scenario import load, run
 from zioncheck.bots import make_bot
 from zioncheck.cli.scenario_over_nats import play
 from zioncheck.client import Follower, GameClient
-from zioncheck.contracts.commands import StartGame
+from zioncheck.contracts.commands import PLAY, StartGame
+from zioncheck.contracts.events import GameEnded, GameStarted
 from zioncheck.contracts.log import Batch, encode, entries_of
 from zioncheck.domain.audit import audit
+from zioncheck.services.archiver.service import built
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import Access, connect, make_credentials, routes_block
 from zioncheck.services.bus.embedded import config_text, free_port, server_binary
 from zioncheck.services.bus.log_store import read_batches, read_stored
-from zioncheck.services.bus.topology import commands_stream, layout, log_stream, stream_configs
+from zioncheck.services.bus.topology import (
+    STANDINGS,
+    commands_stream,
+    kv_stream,
+    layout,
+    log_stream,
+    log_subject,
+    stored_command_subject,
+    stream_configs,
+)
 from zioncheck.services.observability import READS_BEHIND
-from zioncheck.services.wiring import SERVICES, Services
+from zioncheck.services.wiring import SERVICES, Services, Settings
 
 EXAMPLE = Path(__file__).parent.parent / "scenarios" / "example.json"
 NO_LEADER_YET = (nats.errors.TimeoutError, nats.errors.NoRespondersError, NoStreamResponseError,
@@ -273,3 +285,96 @@ async def test_partitions_lead_from_every_node_and_their_games_finish_when_one_n
             task.cancel()
         await client.close()
         await services.stop()
+
+
+@pytest.mark.long   # three nodes killed with -9 and started again, twice: `make test-long`
+async def test_a_removed_game_never_comes_back_when_every_node_and_then_one_is_killed(nodes, tmp_path):
+    """Games removed by their retention on three nodes, beside one in play: every node killed with -9 and started
+    again, then the one leading the standings. No node gives a platform a view or standings of a removed game
+    again (each platform connection asks through its own node), and no hot stream or bucket holds anything of it:
+    what a replica brings back, the archiver takes out again (docs/history.md, "Removed for good")."""
+    for _ in range(100):  # the cluster needs a moment to elect a JetStream meta leader
+        try:
+            services = await Services().start(SERVICES, nodes.access, replicas=3, settings=Settings(retention=1))
+            break
+        except Exception:  # noqa: BLE001 - not ready yet
+            await asyncio.sleep(0.2)
+    else:
+        pytest.fail("the cluster never accepted the streams")
+    operator = await GameClient.connect(nodes.access, "operator")
+    platforms = [await connect(Access((node.url,), nodes.access.credentials), "platform") for node in nodes.nodes]
+    try:
+        await game_in_play(operator)
+        games = [await finished_game(operator) for _ in range(2)]
+        await until_gone(games, operator, platforms, 120, "the games were never removed whole")
+        standings = await leader_of(operator, kv_stream(STANDINGS))
+        for victims in ([0, 1, 2], [standings]):
+            for i in victims:
+                nodes.nodes[i].kill()
+            for i in victims:
+                nodes.nodes[i] = chosen().node(tmp_path / f"n{i}.conf", nodes.nodes[i].port, tmp_path,
+                                               log=tmp_path / f"n{i}.log")
+            await until_gone(games, operator, platforms, 120, f"after nodes {victims} were killed, the removed "
+                                                                 f"games came back")
+    finally:
+        for nc in platforms:
+            await nc.close()
+        await operator.close()
+        await services.stop()
+
+
+async def test_the_archiver_archives_a_game_whose_end_a_replica_behind_has_not_stored(cluster):
+    """The archiver learns of a game's end from its consumer, which the log's leader serves; it then reads the game
+    again to decide (is it over? is it indexed?), and a replica that has not stored the end yet would answer "in
+    play": the end acked, the game never archived. Here the archiver's own node is stopped (SIGSTOP) while the end
+    and a burst after it are stored, and the archiver is asked the moment the node runs again: it reads from the
+    leader, and archives every game. A direct get through that node, sent beside it, shows the node behind."""
+    services = await started(cluster.access)   # the streams, with three replicas
+    await services.stop()
+    writer = await connect(cluster.access, "operator")
+    try:
+        where = await layout(writer.jetstream())
+        leaders = {p: await leader_of(GameClient(writer), log_stream(p)) for p in range(where.partitions)}
+        p = 0
+        behind = next(i for i in range(len(cluster.nodes)) if i != leaders[p])
+        via_leader = await connect(Access((cluster.nodes[leaders[p]].url,), cluster.access.credentials), "operator")
+        on_behind = Access((cluster.nodes[behind].url,), cluster.access.credentials)
+        archiver_nc, looker = await connect(on_behind, "archiver"), await connect(on_behind, "operator")
+        archiver = built(archiver_nc.jetstream(), cluster.access.credentials, None, 3600)
+        js, stale, archived = via_leader.jetstream(), 0, 0
+        try:
+            for attempt in range(30):
+                game = new_game()
+                while where.of(game) != p:
+                    game = new_game()
+                start = StartGame(game_id=game, players=2, stacked=True)
+                cause = (await js.publish(stored_command_subject(p, game, PLAY), encode(start))).seq
+                await js.publish(log_subject(p, game, "hand"), encode(Batch(cause=cause, events=[GameStarted(
+                    game_id=game, players=2, decks=1, dealer=0, stacked=True)])))
+                cluster.nodes[behind].pause()
+                try:   # the leader and the other node make the quorum: the end, and a burst of another game's after it
+                    await js.publish(log_subject(p, game, "hand"), encode(Batch(cause=cause, events=[GameEnded(
+                        totals=[0, 0], winners=[0, 1])])))
+                    for n in range(200):
+                        await js.publish(log_subject(p, f"other-{attempt}", "move"), encode(Batch(cause=n, events=[])))
+                finally:
+                    cluster.nodes[behind].unpause()
+                asking = asyncio.ensure_future(archiver.archive(game, patient=False))
+                try:   # beside it, the read the archiver made before: a direct get, answered by its own node first
+                    last = await looker.jetstream().get_msg(log_stream(p), subject=log_subject(p, game, "hand"),
+                                                            direct=True)
+                    stale += b"game_ended" not in (last.data or b"")
+                except NotFoundError:
+                    stale += 1
+                done = await asking
+                assert done is not None, f"attempt {attempt}: the archiver took the game's end for gone"
+                assert done[0].record.manifest.outcome == "finished" and not done[1]
+                archived += 1
+                if stale >= 3:
+                    break
+        finally:
+            for nc in (via_leader, archiver_nc, looker):
+                await nc.close()
+        assert stale, f"the archiver's node was never behind in {archived} games: the read was not put to the test"
+    finally:
+        await writer.close()

@@ -54,7 +54,7 @@ async def whole_game(client, players: int = 2) -> str:
     """A whole six-hand game of greedy bots at full speed; its id once it is over."""
     game = new_game()
     follower = await client.follow(game)
-    await client.send(game, StartGame(game_id=game, players=players))
+    await client.send(game, StartGame(game_id=game, players=players, public=True))
     rng = random.Random(3)
     await play_seats(client, follower, {seat: make_bot("greedy", rng) for seat in range(players)}, rng)
     await follower.stop()

@@ -112,7 +112,11 @@ async def test_r18_a_seats_command_gets_its_outcome_accepted_or_refused_and_the_
     assert early.status_code == 200
     assert msgspec.json.decode(early.content, type=Outcome) == Outcome(
         game_id=game, seq=early.json()["seq"], accepted=False, reason="not_your_turn",
-        detail=early.json()["detail"])
+        detail="it is seat 0's turn, not seat 1's", said="not your turn: it is seat 0's turn, not seat 1's")
+    asked = await http.post(f"/games/{game}/commands", json={"type": "draw_stock"},   # said as the reader asks
+                            headers=bearer(seat1) | {"Accept-Language": "de-DE, es;q=0.9, en;q=0.5"})
+    assert asked.json()["said"] == "no es tu turno: es el turno del asiento 0, no del asiento 1"
+    assert asked.json()["detail"] == early.json()["detail"], "the table's own detail stays as the log has it"
     drawn = (await http.post(f"/games/{game}/commands", json={"type": "draw_stock", "seat": 0},
                              headers=bearer(seat0))).json()
     assert drawn["accepted"] and drawn["drew"] == "5S"

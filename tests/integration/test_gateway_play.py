@@ -178,7 +178,7 @@ async def test_every_move_by_clicks_runs_arranged_an_end_chosen_a_claim_a_swap_a
     await page.click("#lay-down")                           # R5: 9H JH QH 2D is no run
     await page.wait_for_selector("#refusal:not([hidden])")
     refusal = await page.text_content("#refusal")
-    assert refusal == f"Refused: {SENTENCES['invalid_meld']}"
+    assert refusal == f"Refused: {SENTENCES['invalid_meld']}: 2D 9H JH QH (R4, R5)", "the reason, then the detail"
     assert await page.get_by_text(SENTENCES["invalid_meld"]).count() == 1, "each refusal is shown once"
     await page.click('.slot[data-slot="1"] .card[title="2D"]')   # then rightly
     await pick(page, "10H")

@@ -32,7 +32,7 @@ async def long_game(client, turns: int):
     throw the card they got, `turns` times: more batches than the 40 the live stream sends a newcomer."""
     held = {card for hand in HANDS for card in hand}
     stock = [rank + suit for suit in SUITS for rank in RANKS if rank + suit not in held]
-    follower = await stacked_game(client, 2, HANDS, stock)
+    follower = await stacked_game(client, 2, HANDS, stock, public=True)
     for _ in range(turns):
         state = follower.state
         seat = state.turn
@@ -137,11 +137,14 @@ async def test_a_hand_arranged_by_dragging_or_tapping_stays_so_across_a_reload_a
     await page.reload()
     await caught_up(page, follower)
     assert await hand_order(page) == ["2S", "KC", "9D", "AS"]
-    assert await page.text_content("#sort") == "Sort by suit"
-    await page.click("#sort")
+    assert [await page.get_attribute(f"#sort-{by}", "aria-pressed") for by in ("suit", "rank")] == ["false", "false"], \
+        "arranged by hand, the hand is sorted neither way"
+    await page.click("#sort-suit")
     assert await hand_order(page) == ["KC", "9D", "2S", "AS"]
-    await page.click("#sort")
+    assert await page.get_attribute("#sort-suit", "aria-pressed") == "true"
+    await page.click("#sort-rank")
     assert await hand_order(page) == ["2S", "9D", "KC", "AS"], "by rank, an ace high"
+    assert [await page.text_content(f"#sort-{by}") for by in ("suit", "rank")] == ["Sort by suit", "Sort by rank"]
     await page.select_option("#language", "ru")
     await page.wait_for_function("document.documentElement.lang === 'ru'", timeout=10_000)
     await caught_up(page, follower)

@@ -50,7 +50,7 @@ def test_history_lists_archived_games_by_tenant_date_seat_outcome_and_winner(nat
     assert code == 0 and err == ""
     assert listed(out) == names(HOUSE + ACME), "the operator sees every tenant's games, in the order archived"
     assert out.splitlines()[0].split()[:4] == ["#", "started", "(UTC)", "tenant"]
-    assert "2026-03-01 00:00  platform  house-00000  greedy random greedy random" in out
+    assert "2026-03-01 00:00  platform  house-00000  zioncheck  greedy random greedy random" in out
     assert listed(zioncheck(capsys, *history, "--tenant", "acme")[1]) == names(ACME)
     march_2_to_4 = zioncheck(capsys, *history, "--from", "2026-03-02", "--to", "2026-03-04")[1]
     assert listed(march_2_to_4) == names(HOUSE[1:4])
@@ -64,6 +64,8 @@ def test_history_lists_archived_games_by_tenant_date_seat_outcome_and_winner(nat
         [r for r in ACME if r.manifest.players > 3])
     code, out, _ = zioncheck(capsys, *history, "--tenant", "nobody")
     assert code == 0 and out == "no archived game matches\n"
+    assert listed(zioncheck(capsys, *history, "--rules", "zioncheck")[1]) == names(HOUSE + ACME)
+    assert zioncheck(capsys, *history, "--rules", "liverpool")[1] == "no archived game matches\n"
 
 
 def test_history_pages_follow_one_another_until_the_last(nats_server, capsys):

@@ -11,6 +11,7 @@ import pytest
 
 from gateway_helpers import PLATFORM, gateway, http, keys_file  # noqa: F401
 from zioncheck.bots import make_bot
+from zioncheck.contracts.languages import catalogue
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus import tasks
 
@@ -118,6 +119,7 @@ async def test_r21_a_game_whose_people_are_away_says_so_and_how_to_come_back(gat
             assert await shown.locator(".seat[data-seat='0'] .badge.away").count() == 1
             prompt = await shown.text_content("#prompt")
             assert prompt and prompt != await shown.text_content(".banner.away")
+            assert prompt == catalogue(language)["web.youAreAwayWaits"], "no bot plays for it: the game waits"
             await shown.screenshot(path=str(tmp_path / f"away-{language}.png"), full_page=True)
         await page.click("#draw", timeout=30_000)   # any move brings the person back, on its turn
         await page.wait_for_selector(".banner.away", state="detached", timeout=10_000)

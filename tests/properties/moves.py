@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.turns import InProcessTable
 from zioncheck.bots import make_bot
-from zioncheck.bots.base import joker_swaps
+from zioncheck.bots.base import swaps_on
 from zioncheck.contracts.commands import (
     ClaimDiscard,
     Deal,
@@ -173,7 +173,7 @@ class Session:
         for seat in range(s.players):
             if seat != turn:
                 options.append(ClaimDiscard(seat=seat))
-            options += joker_swaps(s, seat)
+            options += swaps_on(s.table, s.hands[seat], seat)
         return options
 
 

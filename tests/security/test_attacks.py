@@ -231,7 +231,8 @@ async def test_a_follower_folds_only_what_the_log_stream_stored(services, client
 
 
 POISON = [b"", b"[" * 30_000 + b"]" * 30_000, b'{"type": "draw_stock", "seat": 0, "x": "' + b"a" * 20_000 + b'"}',
-          b"{" * 9 + b"}" * 9, b"\xff\xfe"]
+          b"{" * 9 + b"}" * 9, b"\xff\xfe",
+          b'{"type": "draw_stock", "seat": 0, "pad": "' + b"a" * 16_000 + b'"}']   # 16 KB: a field none declares
 
 
 async def test_no_message_can_stop_a_game_and_none_the_intake_cannot_read_is_stored(

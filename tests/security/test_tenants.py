@@ -170,3 +170,52 @@ async def test_a_tenant_past_its_games_in_play_is_refused_a_start_and_another_te
                                                            encode(StartGame(game_id=game, players=2)), timeout=5)).data)
     assert isinstance(reply, Refused) and reply.reason == "too_many_games", reply
     await _start(tenants["beta"], "beta", new_game_id("beta"), 2)
+
+
+@pytest.fixture
+async def ten_views_a_tenant(nats_server, monkeypatch):
+    """The services, with each tenant's share of the views bucket ten views: two games of two seats (a
+    public view and one a seat each, counted at a start as up to five)."""
+    from zioncheck.services.bus.topology import StoreLimits
+    from zioncheck.services.wiring import SERVICES, Services
+    views = StoreLimits.configured().bytes_of(VIEWS)
+    monkeypatch.setenv("ZIONCHECK_TENANT_SHARE", repr(10.5 * StoreLimits.VIEW_BYTES / views))
+    assert StoreLimits.configured().tenant_view_keys() == 10
+    running = await Services().start(SERVICES, nats_server.access)
+    yield running
+    await running.stop()
+
+
+async def _refused_start(client: GameClient, tenant: str) -> Refused:
+    game = new_game_id(tenant)
+    reply = decode_reply((await client.nc.request(intake_subject(game_key(tenant, game)),
+                                                  encode(StartGame(game_id=game, players=2)), timeout=5)).data)
+    assert isinstance(reply, Refused), reply
+    return reply
+
+
+async def test_a_tenant_holding_its_share_of_the_views_starts_no_game_until_its_games_are_removed_and_another_does(
+        ten_views_a_tenant, tenants, client):
+    """The attack of the report: one tenant filled the views bucket every tenant shares within its own quota of
+    games in play. Its games hold views in play and over, until the archiver removes them."""
+    from zioncheck.services.bus.topology import OPEN, open_subject
+    from zioncheck.services.intake.service import SHARE_SECONDS
+    games = [new_game_id("acme") for _ in range(2)]
+    for game in games:
+        await _start(tenants["acme"], "acme", game, 2)
+        assert await _public(tenants["acme"], "acme", game) is not None
+    refused = await _refused_start(tenants["acme"], "acme")
+    assert refused.reason == "too_many_games" and "share of the views bucket (10)" in refused.detail, refused
+    beta = new_game_id("beta")
+    await _start(tenants["beta"], "beta", beta, 2)
+    assert (await _public(tenants["beta"], "beta", beta)).players == 2, "beta's share is its own"
+    # Over, as the table takes a game over out of the register of games in play: its views are still held.
+    await client.js.purge_stream(OPEN, subject=open_subject(game_key("acme", "*")))
+    await asyncio.sleep(SHARE_SECONDS)
+    assert (await _refused_start(tenants["acme"], "acme")).reason == "too_many_games"
+    # Removed, as the archiver removes a finished game once its retention has run: room again.
+    for game in games:
+        await client.js.purge_stream(kv_stream(VIEWS), subject=kv_subject(VIEWS, f"acme.{game}.>"))
+        await client.js.purge_stream(FEED, subject=feed_subject(game_key("acme", game)))
+    await asyncio.sleep(SHARE_SECONDS)
+    await _start(tenants["acme"], "acme", new_game_id("acme"), 2)

@@ -9,7 +9,10 @@ Cards are written as one string, space separated ("8C 8D 8H"), or as a list.
 from collections import Counter
 from typing import NamedTuple
 
+import msgspec
+
 from zioncheck.contracts import events as ev
+from zioncheck.contracts.commands import Rules
 from zioncheck.domain import GameState, decide, evolve
 from zioncheck.domain.cards import decks_for
 from zioncheck.domain.dealing import dealer_of, first_dealer_of
@@ -60,6 +63,11 @@ def dealt(*hands, stock="", discard="", hand: int = 1, dealer: int | None = None
     events.append(ev.HandDealt(hand=hand, dealer=dealer, hands=[cards(h) for h in hands],
                                stock=cards(stock), discard=cards(discard)))
     return events
+
+
+def under(rules: Rules, given: list[ev.Event]) -> list[ev.Event]:
+    """`given` with its game started under `rules` (R24), a preset and house options, not Zioncheck's."""
+    return [msgspec.structs.replace(given[0], rules=rules), *given[1:]]
 
 
 def drew(seat: int, card: str) -> ev.StockDrawn:

@@ -67,6 +67,7 @@ def test_the_manifest_tells_the_game_without_replaying_it():
     assert manifest.state_hash == state_hash(fold_log(table.log))
     assert manifest.events == len(table.log) and manifest.batches == len(RECORD.batches)
     assert manifest.started_at == START and manifest.seats == ["person", "person"]
+    assert manifest.rules == "zioncheck"   # R24: the game played, named in every new manifest
 
 
 def test_r7_every_hand_dealt_has_its_seed_beside_its_commitment():

@@ -96,3 +96,18 @@ def test_the_end_of_a_range_given_as_a_date_reaches_to_the_days_end():
 def test_an_index_entry_reads_as_the_archiver_writes_it():
     written = msgspec.json.encode(SEASON[2])
     assert matches(Query(seat="person"), msgspec.json.decode(written, type=IndexEntry).manifest)
+
+
+def test_r24_the_rules_a_game_was_played_by_choose_it_an_entry_that_names_none_being_zioncheck():
+    season = [*SEASON, msgspec.structs.replace(entry("e"), manifest=msgspec.structs.replace(
+        entry("e").manifest, rules="liverpool")), msgspec.structs.replace(entry("f"), manifest=msgspec.structs.replace(
+            entry("f").manifest, rules="zioncheck"))]
+    assert games(Query(rules="liverpool"), season) == ["e"]
+    assert games(Query(rules="zioncheck"), season) == ["a", "b", "c", "d", "f"]
+    assert games(Query(rules="contract"), season) == []
+
+
+def test_r24_a_manifest_made_before_it_named_its_rules_is_encoded_as_it_was():
+    old = entry("a").manifest
+    assert b"rules" not in msgspec.json.encode(old) and b"rules" not in msgspec.msgpack.encode(old)
+    assert b'"rules":"contract"' in msgspec.json.encode(msgspec.structs.replace(old, rules="contract"))

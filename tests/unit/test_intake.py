@@ -69,3 +69,11 @@ def depth(value) -> int:
     if isinstance(value, dict):
         return 1 + max((depth(x) for x in value.values()), default=0)
     return 0
+
+
+def test_r18_the_table_reads_a_stored_command_with_a_field_it_does_not_know_as_it_always_did():
+    """Old logs replay byte for byte: only the intake's strict reading refuses what no command declares."""
+    data = b'{"type": "draw_stock", "seat": 0, "note": "from a client of an earlier version"}'
+    assert read_command(data, PLAY, "g") == DrawStock(seat=0)
+    refused = read_command(data, PLAY, "g", strict=True)
+    assert isinstance(refused, Rejected) and refused.reason == "bad_command" and "'note'" in refused.detail

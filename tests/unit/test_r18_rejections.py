@@ -2,7 +2,7 @@
 import msgspec
 import pytest
 
-from given import cards, dealt, discarded, drew, first_turns, given_state, play, refusal, went_down
+from given import as_run, cards, dealt, discarded, drew, first_turns, given_state, play, refusal, under, went_down
 from zioncheck.contracts.commands import (
     ClaimDiscard,
     Deal,
@@ -12,6 +12,7 @@ from zioncheck.contracts.commands import (
     LayOff,
     Ready,
     Reshuffle,
+    Rules,
     StartGame,
     SwapJoker,
     TakeDiscard,
@@ -83,6 +84,20 @@ def game_over():
                         Discard(seat=0, card="2C")])
 
 
+def liverpool_seat_0_down():
+    """R24.9: Liverpool rummy; seat 0 went down in its turn, seats 1 and 2 played theirs, seat 2 discarded 3S."""
+    given = under(Rules(preset="liverpool"), fresh())
+    return given + [drew(0, "9C"), went_down(0, "8C 8D 8H JK", "5S 5H 5D"), discarded(0, "2C"),
+                    drew(1, "4C"), discarded(1, "AH"), drew(2, "10S"), discarded(2, "3S")]
+
+
+def contract_seat_0_down_with_a_joker():
+    """R24.11: Contract rummy, hand 2; seat 0 went down with 8C 8D 8H and 5S 6S JK 8S; seat 1 holds 7S."""
+    given = under(Rules(preset="contract"), dealt("8C 8D 8H 5S 6S JK 8S 2C KH", "7S 4D 6H", SEAT_2, stock="9C 4C",
+                                                  hand=2))
+    return given + [drew(0, "9C"), went_down(0, "8C 8D 8H", as_run("5S 6S JK 8S")), discarded(0, "9C")]
+
+
 def lay(seat: int, *melds: str) -> GoDown:
     return GoDown(seat=seat, melds=[cards(m) for m in melds])
 
@@ -113,6 +128,8 @@ REACHED = {
     "ambiguous_end": (seat_0_down_with_a_run, [DrawStock(seat=0), LayOff(seat=0, target=(0, 1), card="JK")]),
     "must_keep_discard": (lambda: dealt("8C 8D 8H 5S 5H", SEAT_1, stock="5D 4C"),
                           [DrawStock(seat=0), lay(0, "8C 8D 8H", "5S 5H 5D")]),
+    "down_cannot_take": (liverpool_seat_0_down, [TakeDiscard(seat=0)]),
+    "joker_stays": (contract_seat_0_down_with_a_joker, [SwapJoker(seat=1, target=(0, 1), card="7S")]),
     "window_held": (seat_1_a_bot_after_kh, [DrawStock(seat=1)]),
     "not_paused": (fresh, [Ready(seat=0)]),
     "already_ready": (hand_over, [Ready(seat=0), Ready(seat=0)]),
@@ -236,6 +253,12 @@ PRECEDENCE = [
     ("joker_in_set", "no_joker_to_swap", seat_0_down, [SwapJoker(seat=1, target=(0, 0), card="AH")]),
     ("cannot_lay_off", "must_keep_discard", lambda: seat_0_down_holding("KS", "QS"),
      [DrawStock(seat=0), LayOff(seat=0, target=(0, 0), card="KS"), LayOff(seat=0, target=(0, 0), card="QS")]),
+    ("already_drew", "down_cannot_take", liverpool_seat_0_down, [DrawStock(seat=0), TakeDiscard(seat=0)]),
+    ("claim_window_closed", "down_cannot_take", liverpool_seat_0_down,
+     [DrawStock(seat=0), Discard(seat=0, card="KH"), DrawStock(seat=1), Discard(seat=1, card="4D"),
+      DrawStock(seat=2), ClaimDiscard(seat=0)]),
+    ("no_joker_to_swap", "joker_stays", contract_seat_0_down_with_a_joker,
+     [SwapJoker(seat=1, target=(0, 1), card="4D")]),
     ("ambiguous_end", "must_keep_discard", seat_0_down_with_a_run,
      [DrawStock(seat=0), LayOff(seat=0, target=(0, 0), card="8S"), LayOff(seat=0, target=(0, 1), card="9S"),
       LayOff(seat=0, target=(0, 1), card="JK")]),

@@ -12,7 +12,7 @@ import pytest
 from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.simulation import play_game
 from zioncheck.contracts.commands import ClaimDiscard, Discard, DrawStock, HandRule, Rules, StartGame
-from zioncheck.contracts.events import GameEnded, GameStarted, HandDealt, HandEnded, StockDrawn
+from zioncheck.contracts.events import ClaimWon, GameEnded, GameStarted, HandDealt, HandEnded, StockDrawn
 from zioncheck.contracts.log import encode
 from zioncheck.domain import GameState, decide, evolve, fold
 from zioncheck.domain.cards import JOKER, full_decks, hand_points, points
@@ -139,21 +139,23 @@ def dealt_contract(stock: list[str]) -> GameState:
     return evolve(state, HandDealt(hand=1, dealer=2, hands=[["3C", "KH"], ["4H"], ["6S"]], stock=stock))
 
 
-def test_r24_5_the_buyer_takes_the_next_card_of_the_stock_too():
+def test_r24_5_the_buyer_takes_the_penalty_card_before_the_turn_player_draws():
     state = fold(dealt_contract(["2C", "3S", "4D", "5H"]), [StockDrawn(seat=0, card="2C")])
     state = fold(state, decide(state, Discard(seat=0, card="KH")))
     state = fold(state, decide(state, ClaimDiscard(seat=2)))
     events = decide(state, DrawStock(seat=1))
-    assert [type(e).__name__ for e in events] == ["StockDrawn", "ClaimWon", "StockDrawn"]
-    assert Counter(fold(state, events).hands[2]) == Counter(["6S", "KH", "4D"])
+    assert events == [ClaimWon(seat=2, card="KH"), StockDrawn(seat=2, card="3S"), StockDrawn(seat=1, card="4D")]
+    after = fold(state, events)
+    assert Counter(after.hands[2]) == Counter(["6S", "KH", "3S"])
+    assert Counter(after.hands[1]) == Counter(["4H", "4D"]) and after.turn == 1 and after.drawn
 
 
-def test_r24_5_a_stock_the_turns_draw_empties_gives_no_penalty_card():
+def test_r24_5_a_stock_of_one_card_goes_to_the_turn_players_draw_with_no_penalty_card():
     state = fold(dealt_contract(["2C", "3S"]), [StockDrawn(seat=0, card="2C")])
     state = fold(state, decide(state, Discard(seat=0, card="KH")))
     state = fold(state, decide(state, ClaimDiscard(seat=2)))
     events = decide(state, DrawStock(seat=1))
-    assert [type(e).__name__ for e in events] == ["StockDrawn", "ClaimWon"]
+    assert events == [StockDrawn(seat=1, card="3S"), ClaimWon(seat=2, card="KH")]
 
 
 def test_r24_5_zioncheck_claims_cost_nothing():
@@ -194,14 +196,15 @@ def test_r24_an_unknown_preset_is_refused():
     assert refusal_of(decide(GameState(), start)).reason == "bad_command"
 
 
-def differences(rules) -> tuple[bool, bool, bool, bool]:
-    return rules.pips, rules.upcard, rules.first_twice, rules.penalty_card
+def differences(rules) -> tuple:
+    return (rules.pips, rules.upcard, rules.first_twice, rules.penalty_card, rules.buys, rules.buy_when_down,
+            rules.out_by_laying_off, rules.joker_swaps)
 
 
 def test_r24_the_presets_differ_from_zioncheck_only_where_r24_says():
-    assert differences(ZIONCHECK) == (False, False, True, False)
-    for preset in (CONTRACT_RUMMY, LIVERPOOL):
-        assert differences(preset) == (True, True, False, True)
+    assert differences(ZIONCHECK) == (False, False, True, False, "nearest", True, False, "take")
+    assert differences(CONTRACT_RUMMY) == (True, True, False, True, "first", True, True, "move")
+    assert differences(LIVERPOOL) == (True, True, False, True, "first", False, False, "take")
     assert [c.whole for c in LIVERPOOL.contracts] == [False] * 6 + [True]
     assert not any(c.whole for c in CONTRACT_RUMMY.contracts)
 

@@ -8,6 +8,7 @@ import pytest
 from zioncheck.application.archive_samples import sample_record, sample_season
 from zioncheck.application.season import TABLES, Season
 from zioncheck.contracts.archive import StoredBatch
+from zioncheck.contracts.commands import Rules
 from zioncheck.contracts.events import (
     DiscardClaimed,
     DiscardTaken,
@@ -151,3 +152,19 @@ def test_every_hand_dealt_has_a_row_finished_when_the_hand_ended(tables):
         hands = [h for h in rows(tables, "hands") if h["game"] == record.manifest.game]
         assert [h["hand"] for h in hands] == [e.hand for e in events if isinstance(e, HandDealt)]
         assert [h["hand"] for h in hands if h["finished"]] == [e.hand for e in events if isinstance(e, HandEnded)]
+
+
+# --- R24: every row names the rules its game was played by ------------------------------------------------
+
+def test_r24_every_row_names_its_games_rules_and_a_game_its_house_options():
+    season = Season()
+    season.add(RECORDS[0])
+    season.add(sample_record("liverpool-1", bots=("greedy", "random", "greedy"), seed="tables",
+                             rules=Rules(preset="liverpool", buys="nearest")))
+    taken = season.take()
+    for table in TABLES:
+        assert set(taken[table]["rules"]) == {"zioncheck", "liverpool"}, table
+    games = rows(taken, "games")
+    assert [(g["rules"], g["house_options"]) for g in games] == [("zioncheck", None),
+                                                                  ("liverpool", '{"buys":"nearest"}')]
+    assert max(h["hand"] for h in rows(taken, "hands") if h["rules"] == "liverpool") == 7

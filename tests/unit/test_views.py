@@ -194,3 +194,20 @@ def test_views_travel_as_json_and_come_back_equal():
     projection = seen(seat_0_discarded_kh(), [ClaimDiscard(seat=2), DrawStock(seat=1)])
     assert decode_public_view(encode(public_view(projection))) == public_view(projection)
     assert decode_seat_view(encode(seat_view(projection, 1))) == seat_view(projection, 1)
+
+
+def test_r19_a_deadlines_time_is_kept_to_the_millisecond_and_a_rebuilt_view_is_byte_for_byte_the_live_one():
+    """The table gives a deadline's time to the millisecond (the log's header, log_store.DUE_HEADER): a view keeps
+    it so, never rounded up to the next whole second, so a 60 s turn never shows 61 s left."""
+    given = seat_0_discarded_kh()
+    batches = [Batch(cause=n, events=[event]) for n, event in enumerate(given, 1)]
+    raw = 1_765_000_000.1234567                      # the table's clock when seat 1's turn began, plus 60 s
+    header = float(f"{raw:.3f}")                     # as the log's header carries it
+    live = Projection()
+    for n, batch in enumerate(batches):
+        live = advance(live, batch.events, batch.cause, header if n == len(batches) - 1 else None)
+    rebuilt = project(batches, [None] * (len(batches) - 1) + [header])
+    assert public_view(live).due == "turn" and public_view(live).due_at == 1_765_000_000.123
+    assert encode(public_view(live)) == encode(public_view(rebuilt))
+    assert encode(seat_view(live, 1)) == encode(seat_view(rebuilt, 1))
+    assert encode(public_view(project(batches, [None] * (len(batches) - 1) + [raw]))) == encode(public_view(rebuilt))

@@ -32,12 +32,12 @@ export class Arrangement {
     return [...ordered, ...left];
   }
 
-  // What the sort button does next: sort by rank (true) or by suit (false). Sorted, it switches; arranged, it
-  // sorts the way the hand was last sorted.
-  sortsByRank() { return this.kept.order === null ? !this.kept.byRank : this.kept.byRank; }
+  // How the hand is in order now: sorted by rank (true) or by suit (false), or arranged by hand (null). The two sort
+  // buttons each say what they do and show which one the hand is sorted by: none, once a card is moved.
+  sortedBy() { return this.kept.order === null ? this.kept.byRank : null; }
 
-  sort() {
-    this.kept.byRank = this.sortsByRank();
+  sort(byRank) {
+    this.kept.byRank = byRank;
     this.kept.order = null;
     this.save();
   }

@@ -58,7 +58,7 @@ async function say(game, token) {
     } else if (body.error === "chat_empty") {
       refuse(W.chatEmpty);
     } else {
-      refuse(W.problem[body.error] || body.detail);
+      refuse(W.problem(body.error));
     }
   } catch {
     refuse(W.cannotReach);

@@ -11,12 +11,18 @@ export function heard(now) {
   if (typeof now === "number" && now > 0) offset = now - Date.now() / 1000;
 }
 
-const left = (dueAt) => Math.max(0, Math.ceil(dueAt - (Date.now() / 1000 + offset)));
+// Whole seconds left, counted up (a turn of 60 s shows 60 at its start, 1 in its last second); never more than `most`,
+// the deadline's own length, whatever the two clocks' difference or the time a view took to come.
+const left = (dueAt, most) => Math.max(0, Math.min(Math.ceil(dueAt - (Date.now() / 1000 + offset)), most));
 
-// A countdown to `view.due_at` if the view's deadline is `what` and its time is known; else nothing.
+// Each deadline's length, as the game's clock sets it (the view's `limits`, StartGame.limits).
+const LENGTH = { turn: "turn_seconds", claim: "claim_seconds", pause: "pause_seconds", abandon: "abandon_seconds" };
+
+// A countdown to `view.due_at` (to the millisecond) if the view's deadline is `what` and its time is known; else nothing.
 export function clock(view, what) {
   if (view.due !== what || typeof view.due_at !== "number") return null;
-  const node = el("span", { class: `clock ${what}`, "data-due-at": view.due_at, role: "timer" });
+  const most = view.limits && typeof view.limits[LENGTH[what]] === "number" ? Math.ceil(view.limits[LENGTH[what]]) : Infinity;
+  const node = el("span", { class: `clock ${what}`, "data-due-at": view.due_at, "data-most": most, role: "timer" });
   show(node);
   return node;
 }
@@ -26,7 +32,7 @@ const said = (seconds) => (seconds < 60 ? W.secondsLeft(seconds)
   : `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`);
 
 function show(node) {
-  const seconds = left(Number(node.dataset.dueAt));
+  const seconds = left(Number(node.dataset.dueAt), Number(node.dataset.most));
   const text = said(seconds);
   if (node.textContent !== text) node.textContent = text;
   node.classList.toggle("late", seconds <= 5 && !node.classList.contains("claim"));   // a claim's wait is short

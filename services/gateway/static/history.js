@@ -29,13 +29,15 @@ export function listBatch(list, batch, scroll = true) {
 }
 
 // Every batch the feed holds, into `list`, a page at a time. Stops quietly on a failure: the live stream then
-// resumes from the last batch listed, and the gateway sends every batch past it.
-export async function loadHistory(game, list) {
+// resumes from the last batch listed, and the gateway sends every batch past it. A seat's `token` goes along: a
+// game its start kept private shows its feed to its seats only.
+export async function loadHistory(game, list, token = null) {
   let from = 0;
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
   for (;;) {
     let page;
     try {
-      const response = await fetch(`/games/${encodeURIComponent(game)}/feed?from=${from}`);
+      const response = await fetch(`/games/${encodeURIComponent(game)}/feed?from=${from}`, { headers });
       if (!response.ok) return;
       page = await response.json();
     } catch {

@@ -2,6 +2,7 @@
 // (a link admits its own seat and nothing else), shows who has joined, and starts the game. The host
 // token is kept in this browser (localStorage, per game) and taken out of the address.
 import { el } from "./cards.js";
+import { showRules } from "./rules.js";
 import { WORDS as W } from "./words.js";
 
 const game = decodeURIComponent(location.pathname.split("/").pop());
@@ -60,7 +61,7 @@ async function takeSeat(seat) {
     localStorage.setItem(MINE, String(seat.seat));
   } else {
     const body = await response.json();
-    $("error").textContent = response.status === 409 ? W.seatTaken(seat.seat) : body.detail;
+    $("error").textContent = response.status === 409 ? W.seatTaken(seat.seat) : W.problem(body.error);
   }
   refresh();
 }
@@ -86,12 +87,13 @@ async function refresh() {
     return;
   }
   if (!response.ok) {
-    $("status").textContent = W.hostRefused(body.detail);
+    $("status").textContent = W.hostRefused(W.problem(body.error));
     $("status").classList.add("error");
     $("start").hidden = true;
     return;
   }
   $("status").textContent = W.notStarted;
+  showRules($("rules"), { game: body.game, contracts: body.contracts, limits: body.limits, open: true });
   $("seats").replaceChildren(...body.seats.map(seatRow));
   const people = body.seats.filter((s) => s.player === "person");
   $("joined").textContent = W.joinedCount(people.filter((s) => s.joined).length, people.length);
@@ -104,7 +106,12 @@ $("start").addEventListener("click", async () => {
     method: "POST", headers: { Authorization: `Bearer ${token}` } });
   const body = await response.json();
   $("start").disabled = false;
-  if (!response.ok) { $("error").textContent = body.detail; return; }
+  if (!response.ok) {
+    // A service the game needs is away: the gateway's detail names it and the command that starts it.
+    const which = body.error === "service_unavailable" && body.detail ? ` (${body.detail})` : "";
+    $("error").textContent = W.problem(body.error) + which;
+    return;
+  }
   $("status").textContent = W.started;
   gone();
   location.href = localStorage.getItem(MINE) !== null ? `/play/${encodeURIComponent(game)}` : body.watch;

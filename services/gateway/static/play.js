@@ -12,8 +12,9 @@ import { chatLine, startChat } from "./chat.js";
 import { heard, tick } from "./clock.js";
 import { lastListed, listBatch, loadHistory, markLast } from "./history.js";
 import { JOKER, arrangeRun } from "./moves.js";
-import { drawTable, gameLine, scores, status } from "./table.js";
-import { WORDS as W } from "./words.js";
+import { showRules, viewRules } from "./rules.js";
+import { drawTable, markOverflow, scores, status } from "./table.js";
+import { LANGUAGE, WORDS as W } from "./words.js";
 
 const game = decodeURIComponent(location.pathname.split("/").pop());
 const $ = (id) => document.getElementById(id);
@@ -28,6 +29,9 @@ let arrangement = null;     // the seat's order of its hand
 let selected = new Set();   // indices into view.cards
 let slots = null;           // going down: one list of indices into view.cards per meld of the contract
 let target = null;          // a meld tapped with one card picked: {owner, index}
+let pending = 0;            // the seq of the last move sent, until a view has applied it: no move is sent twice
+let pendingSince = 0;
+let refusedAt = null;       // the moment a refusal shown was refused in (`moment`): once it has passed, it goes
 
 // --- the token ---------------------------------------------------------------------
 
@@ -46,6 +50,9 @@ function seatOf(value) {
     return claims.seat;
   } catch { return null; }
 }
+
+// A WebSocket's close reason starts with its code (4401, 4403); 4404 says no game is stored.
+const closedFor = (event) => (event.code === 4404 ? "no_such_game" : String(event.reason || "").split(":")[0]);
 
 function refuseSeat(why) {
   $("status").textContent = W.seatRefused(why);
@@ -73,16 +80,28 @@ const inSlots = () => new Set(slots ? slots.flat() : []);
 
 const away = () => (pub().idle || []).includes(seat);
 
+// What the seat is to do now, naming only the buttons the page shows. Away in a game whose people are all away (R21),
+// no bot plays for the seat: the game waits to be abandoned, and says so.
 function prompt() {
   const p = pub();
   if (p.game_over) return p.winners.includes(seat) ? W.youWon : W.gameOver(p.winners);
-  if (away()) return W.youAreAway;
+  if (away()) return p.due === "abandon" ? W.youAreAwayWaits : W.youAreAway;
   if (p.due === "pause") return mayReady() ? W.readyPrompt : W.waitingForOthers;
   if (!inPlay()) return W.waitingForDeal;
   if (!myTurn()) return W.othersTurn(p.turn) + (canClaim() ? W.canClaim : "");
   if (!p.drawn) return W.yourTurnDraw;
-  return isDown() ? W.yourTurnLayOff : W.yourTurnGoDown;
+  if (slots) return "";   // going down: the boxes say what to do
+  if (canGoDown()) return W.yourTurnGoDown;
+  return isDown() && (moves().lay_off || []).length ? W.yourTurnLayOff : W.yourTurnDiscard;
 }
+
+// The moment of the game a move is made in: a refusal stays shown while it lasts.
+const moment = () => (view ? [pub().hand, pub().turn, pub().drawn, pub().hand_over, pub().due,
+  pub().discard.length].join() : "");
+
+// A move sent and not yet applied by a view (its seq past the view's `applied`): the buttons wait for it, so a
+// double tap sends nothing twice. A view that never comes (a connection lost) holds them for 5 s at most.
+const waiting = () => pending > 0 && view && pub().applied < pending && Date.now() - pendingSince < 5000;
 
 // --- drawing the page ------------------------------------------------------------
 
@@ -98,8 +117,9 @@ function draw() {
     mine.querySelector("h3").append(el("span", { class: "badge you", text: W.youBadge }));
   }
   $("status").textContent = status(p);
-  $("status").title = gameLine(p);
+  viewRules(p).then((rules) => showRules($("rules"), rules));
   $("scores").replaceChildren(scores(p));
+  markOverflow($("scores"), $("scores-more"));
   $("prompt").textContent = prompt();
   drawHand();
   drawSlots();
@@ -111,8 +131,12 @@ function draw() {
   show("go-down", canGoDown() && !slots && p.contract);
   show("discard", drawn() && !slots);
   show("ready", mayReady());
+  for (const [id, words] of [["take", W.take], ["claim", W.claim]]) {   // the card either takes, named on its button
+    $(id).replaceChildren(words, ...(p.discard.length && !$(id).hidden ? [" ", card(topCard(), "mini")] : []));
+  }
   tick();
-  $("discard").disabled = selected.size !== 1;
+  for (const id of ["draw", "take", "claim", "go-down", "discard", "ready", "lay-down"]) $(id).disabled = waiting();
+  if (selected.size !== 1) $("discard").disabled = true;
   $("actions").dataset.state = myTurn() ? (p.drawn ? "drawn" : "draw") : "wait";
 }
 
@@ -131,7 +155,9 @@ function drawHand() {
   }));
   markPicked($("hand"), arrangement, view.cards);
   $("hand-count").textContent = W.cards(view.cards.length);
-  $("sort").textContent = arrangement.sortsByRank() ? W.sortByRank : W.sortBySuit;
+  for (const [id, byRank] of [["sort-suit", false], ["sort-rank", true]]) {
+    $(id).setAttribute("aria-pressed", String(arrangement.sortedBy() === byRank));
+  }
 }
 
 function slotKinds() {
@@ -215,21 +241,29 @@ function choice(text, data) {
 function showRefusal(text) {
   $("refusal").textContent = text;
   $("refusal").hidden = !text;
+  refusedAt = text ? moment() : null;
 }
 
 // The view that follows an accepted move redraws the hand (onView); the answer may come before or after it,
-// so it changes nothing the person may have picked meanwhile.
+// so it changes nothing the person may have picked meanwhile. A refusal reads in the page's language, detail and
+// all: the gateway says it in the language asked for (Accept-Language: `said`).
 async function send(command) {
+  if (waiting()) return;
   showRefusal("");
+  pending = Number.MAX_SAFE_INTEGER;   // until the answer names the move's seq
+  pendingSince = Date.now();
+  draw();
   try {
     const response = await fetch(`/games/${encodeURIComponent(game)}/commands`, {
-      method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-      body: JSON.stringify({ seat, ...command }),
+      method: "POST", body: JSON.stringify({ seat, ...command }),
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, "Accept-Language": LANGUAGE },
     });
     const body = await response.json();
-    if (!response.ok) showRefusal(W.problem[body.error] || body.detail);
-    else if (!body.accepted) showRefusal(W.refused(W.reasons[body.reason] || body.reason));
+    pending = response.ok ? body.seq : 0;
+    if (!response.ok) showRefusal(W.problem(body.error));
+    else if (!body.accepted) showRefusal(W.refused(body.said || W.reason(body.reason)));
   } catch {
+    pending = 0;
     showRefusal(W.cannotReach);
   }
   draw();
@@ -273,7 +307,7 @@ function onTable(event) {
   }
   else if (event.target.closest(".pile.discard")) {
     if (canTake()) send({ type: "take_discard" });
-    else if (canClaim()) send({ type: "claim_discard" });
+    else if (canClaim() && !$("claim").disabled) send({ type: "claim_discard" });
   }
 }
 
@@ -306,7 +340,8 @@ function wire() {
     const kinds = slotKinds();
     send({ type: "go_down", melds: slots.map((indices, k) => slotCards(kinds[k], indices)) });
   });
-  $("sort").addEventListener("click", () => { arrangement.sort(); draw(); });
+  $("sort-suit").addEventListener("click", () => { arrangement.sort(false); draw(); });
+  $("sort-rank").addEventListener("click", () => { arrangement.sort(true); draw(); });
   wireArrangement({ box: $("hand"), button: $("move-cards"), hint: $("move-hint") }, arrangement,
     () => ({ cards: view.cards, hand: pub().hand }), draw);
   for (const id of ["hand", "slots"]) {   // a card or a box picked with the keyboard as with a tap
@@ -327,6 +362,11 @@ function onView(next) {
   if (!view || next.cards.join() !== view.cards.join()) { selected.clear(); slots = null; target = null; }
   view = next;
   over = next.public.game_over;
+  if (over) {   // the whole game, every hand face up (replay.js)
+    $("replay-link").href = `/replay/${encodeURIComponent(game)}`;
+    $("replay-link").hidden = false;
+  }
+  if (refusedAt !== null && refusedAt !== moment()) showRefusal("");   // what it refused is past
   draw();
 }
 
@@ -344,18 +384,19 @@ function connectSeat() {
   socket.onclose = (event) => {
     if (event.code === 4401 || event.code === 4403 || event.code === 4404) {
       if (event.code === 4401) localStorage.removeItem(STORE);
-      refuseSeat(event.reason);
+      refuseSeat(W.problem(closedFor(event)));
       return;
     }
     if (over) return;
-    $("connection").textContent = W.reconnecting(event.reason);
+    $("connection").textContent = W.reconnecting("");
     setTimeout(connectSeat, 1000);
   };
 }
 
+// The seat's token goes along: a game its start kept private is shown to its seats only.
 function connectFeed() {
-  const after = lastListed() >= 0 ? `?after=${lastListed()}` : "";
-  const socket = new WebSocket(socketUrl(`/games/${encodeURIComponent(game)}/public/ws${after}`));
+  const after = lastListed() >= 0 ? `&after=${lastListed()}` : "";
+  const socket = new WebSocket(socketUrl(`/games/${encodeURIComponent(game)}/public/ws?token=${encodeURIComponent(token)}${after}`));
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.kind === "feed" && listBatch($("moves"), message.batch)) markLast($("table"));
@@ -379,17 +420,18 @@ async function waitForStart() {
     $("playing").hidden = false;
     connectSeat();
     startChat(game, { token, seat });
-    loadHistory(game, $("moves")).then(() => { markLast($("table")); connectFeed(); });
+    loadHistory(game, $("moves"), token).then(() => { markLast($("table")); connectFeed(); });
     return;
   }
   const body = await response.json();
   if (!response.ok) {
     if (response.status === 401) localStorage.removeItem(STORE);
-    refuseSeat(body.detail);
+    refuseSeat(W.problem(body.error));
     return;
   }
   $("waiting").hidden = false;
   $("status").textContent = W.waitingForHost;
+  showRules($("waiting-rules"), { game: body.game, contracts: body.contracts, limits: body.limits, open: true });
   $("waiting-seats").replaceChildren(...body.seats.map((s) => el("li", { "data-seat": s.seat, class: s.joined ? "joined" : "" },
     el("b", { text: W.Seat(s.seat) }), " \u00b7 ",
     s.player === "person" ? (s.seat === seat ? W.yourSeat : W.personSeat) : W.botOf(s.player),

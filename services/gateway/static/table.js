@@ -23,7 +23,7 @@ function seatBox(view, seat) {
     : Array.from({ length: Math.min(size, MAX_BACKS) }, () => back("small"));
   return el("div", { class: `seat${view.turn === seat ? " turn" : ""}`, "data-seat": seat },
     el("h3", {}, el("span", { class: "name", text: W.Seat(seat) }), ...badges),
-    el("div", { class: `hand${shown ? " revealed" : ""}` }, cards),
+    el("div", { class: `hand${shown ? " revealed" : ""}`, style: `--backs: ${cards.length}` }, cards),
     el("div", { class: "facts" },
       el("span", { class: "hand-size", text: W.cards(size) }), W.total(view.totals[seat] ?? 0)));
 }
@@ -68,6 +68,14 @@ function claims(view) {
       c.outcomes.map((o) => `${W.seat(o.seat)} ${W.claimOutcome[o.outcome] || o.outcome}`).join("; ")));
   }
   return el("div", { class: "claims" }, parts);
+}
+
+// Whether `box` (a panel's scrolling part) is wider than the screen lets it be: it and its `hint` then say so, that a
+// sideways swipe shows the rest. Call it once what it holds is drawn.
+export function markOverflow(box, hint) {
+  const wider = box.scrollWidth > box.clientWidth + 1;
+  box.classList.toggle("wider", wider);
+  if (hint) hint.hidden = !wider;
 }
 
 export function scores(view) {

@@ -5,7 +5,8 @@ import { el, narrate } from "./cards.js";
 import { chatLine, startChat } from "./chat.js";
 import { heard } from "./clock.js";
 import { lastListed, listBatch, loadHistory, markLast } from "./history.js";
-import { drawTable, gameLine, scores, status } from "./table.js";
+import { showRules, viewRules } from "./rules.js";
+import { drawTable, markOverflow, scores, status } from "./table.js";
 import { WORDS as W } from "./words.js";
 
 const game = decodeURIComponent(location.pathname.split("/").pop());
@@ -25,8 +26,9 @@ function show(view) {
   drawTable($("table"), view);
   markLast($("table"));
   $("status").textContent = status(view);
-  $("status").title = gameLine(view);
+  viewRules(view).then((rules) => showRules($("rules"), rules));
   $("scores").replaceChildren(scores(view));
+  markOverflow($("scores"), $("scores-more"));
 }
 
 function listMoves(batch) {
@@ -49,6 +51,7 @@ function onView(view) {
   if (view.game_over) {
     finished = true;
     $("connection").textContent = W.finished;
+    $("replay-link").hidden = false;   // the whole game, every hand face up (replay.js)
     if (replaySteps === null) offerReplay();
   }
 }
@@ -61,6 +64,7 @@ function connect() {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.kind === "clock") heard(message.now);
+    if (message.kind === "clock" && message.behind && !finished) $("connection").textContent = W.behind(message.behind);
     if (message.kind === "view") onView(message.view);
     else if (message.kind === "feed") listMoves(message.batch);
     else if (message.kind === "chat") chatLine(message.line);
@@ -74,7 +78,7 @@ function connect() {
       return;
     }
     if (finished) return;   // a finished game has nothing more to send
-    $("connection").textContent = W.reconnecting(event.reason);
+    $("connection").textContent = W.reconnecting("");
     setTimeout(connect, 1000);
   };
 }
@@ -145,6 +149,7 @@ async function offerReplay() {
 }
 
 $("game-id").textContent = game;
+$("replay-link").href = `/replay/${encodeURIComponent(game)}`;
 $("status").textContent = W.connecting;
 document.title = `Zioncheck: ${game}`;
 startChat(game);

@@ -31,6 +31,7 @@ async function load(language) {
 const catalogue = await load(LANGUAGE).catch(() => (LANGUAGE === "en" ? {} : load("en")));
 const plurals = new Intl.PluralRules(LANGUAGE);
 const lists = new Intl.ListFormat(LANGUAGE, { type: "conjunction" });
+const numbers = new Intl.NumberFormat(LANGUAGE, { maximumFractionDigits: 1 });   // 0.5 in English, 0,5 in Russian
 
 // A word of the catalogue with its placeholders filled; `values.count` picks a plural form.
 export function say(key, values = {}) {
@@ -67,9 +68,16 @@ const COMPOSED = {
   claimedBy: (list) => say("web.claimedBy", { seats: lists.format(list.map(seat)) }),
   reconnecting: (why) => say("web.reconnecting", { why: why || say("web.connectionClosed") }),
   handOf: (hand, contract, hands = 6) => say("web.handOf", { hand, hands }) + (contract ? ` \u00b7 ${contract}` : ""),
-  // R24: the game played, by its preset's name; and every hand's contract, "Liverpool rummy: 2 sets, 1 set + 1 run, ..."
+  // R24: the game played, by its preset's name, and how many hands it has; a hand's contract and its deal (R7, R24.1)
   gameName: (preset) => say(`game.${preset}`),
   gameOf: (preset, contracts) => say("web.gameOf", { name: say(`game.${preset}`), contracts: contracts.map(WORDS.contract).join(", ") }),
+  rulesOf: (preset, hands) => say("web.rulesOf", { game: say(`game.${preset}`), count: hands }),
+  handContract: (hand, c) => say("web.handContract", { hand, contract: WORDS.contract(c), cards: WORDS.cards(c.dealt) }),
+  // the game's clock (R19-R23): a length of time as "45 s", "10 min" or "2 h"; turns missed before a bot keeps a seat
+  duration: (seconds) => (seconds < 120 ? say("web.secondsLeft", { seconds: numbers.format(seconds) })
+    : seconds < 7200 ? say("web.minutes", { minutes: numbers.format(Math.round(seconds / 60)) })
+      : say("web.hours", { hours: numbers.format(seconds / 3600) })),
+  clockIdle: (n) => say("web.clockIdle", { count: n }),
   turn: (s, drawn) => say(drawn ? "web.turnToMeld" : "web.turnToDraw", { seat: s }),
   step: (n, of) => say("web.step", { step: n, steps: of }),
   gameStarted: (players, decks) => say("web.gameStarted", { players, decks }),
@@ -89,8 +97,8 @@ const COMPOSED = {
   layOffOn: (owner, index) => say("web.layOffOn", { owner, meld: index + 1 }),
   swapFor: (owner, index) => say("web.swapFor", { owner, meld: index + 1 }),
   joinedCount: (n, of) => say("web.joinedCount", { count: n, of }),
-  problem: { too_many_commands: say("web.problemTooManyCommands"), no_answer: say("web.problemNoAnswer"),
-    token_expired: say("web.problemTokenExpired") },
+  // a refusal of the gateway's own (a Problem, or a WebSocket's close reason, which starts with its code) by its code
+  problem: (code) => say(`problem.${code}` in catalogue ? `problem.${code}` : "problem.other", { error: code }),
   // who may sit in a seat, as the new-game form offers it: a person, or a bot by its level
   seatChoice: { person: say("web.seatPerson"), easy: say("web.botEasy"), normal: say("web.botNormal"),
     hard: say("web.botHard") },
