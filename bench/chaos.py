@@ -10,20 +10,25 @@ archived and are removed by retention; then four figures, each with its target:
   feed, standings, scores, register, seeds, deadlines and fired removals), and a platform reads no view and no
   standings of them;
 - the worst standstill a client saw: a client follows each game's log (the house's Follower, as the gateway and
-  `zioncheck play` do) and notes when each new batch comes. Around each kill, a game's standstill is the time from
-  the kill to the first batch its client saw after it, less the time what was killed was down: from its kill until
-  it was back (the server listening again; a service's new process serving, or the kill itself where another
-  instance of it was serving already). A gap in which two kills fall takes off the time either was down;
+  `zioncheck play` do) and notes when each new batch comes. A game's standstill is a gap between two batches its
+  client saw, less the time in it that what was killed was down: from its kill until it was back (the server
+  listening again; a service's new process serving, or the kill itself where another instance of it was serving
+  already). Every gap from the first kill on counts (a game can take one batch just after the server is back and
+  then stand still), each put down to what was killed in it, was down during it, or was back a moment before it
+  (`standstills`);
 - archives verified: every finished game's archive verifies with the house's public key.
 
-Every service runs as its own process (`zioncheck serve <name>`; two tables, dealers and intakes), the server as
-the embedded one, on one store; with `--cluster`, three nodes in processes, every stream with three replicas (a
-node's kill costs its partitions a leader election, 4-9 s: docs/scaling.md). Every KILL_EVERY seconds what is next
-in KILLS is killed with SIGKILL and started again BACK_AFTER later (the server, or a cluster's nodes in turn, on the
-same port and store); the intake once alone (both killed together), and each other kind while its other instance
-serves. Once every game is over, the kills go on among the processes that archive, remove and read finished games,
-until retention has removed every game. About five minutes; `python -m bench.chaos --games N --seconds S` runs
-another size.
+Every service runs as its own process (`zioncheck serve <name>`; two tables, dealers and intakes, one of each other
+service), the server as the embedded one, on one store; with `--cluster`, three nodes in processes, every stream
+with three replicas (a node's kill costs its partitions a leader election, 4-9 s: docs/scaling.md). The gateway is
+not in the run: the clients are the bench's own. Every KILL_EVERY seconds what is next in KILLS is killed with
+SIGKILL and started again BACK_AFTER later (the server, or a cluster's nodes in turn, on the same port and store):
+a table, a dealer or an intake while the other serves, and both intakes at once. The archiver keeps finished games
+hot for RETENTION seconds, so games end, are archived and are removed while the kills go on; once every game is
+over they go on among the processes that archive, remove and read finished games, until retention has removed every
+game. About four minutes on two cores; `python -m bench.chaos --games N --seconds S` runs another size, and
+`--trace FILE` writes what each client saw, each kill, when each game's public view came, and when each command
+and batch was stored.
 """
 import argparse
 import asyncio
@@ -74,25 +79,29 @@ from zioncheck.services.bus.topology import (
     standings_key,
     stored_command_subject,
     view_keys,
+    view_live_subject,
 )
 from zioncheck.services.observability import configure_logging
 from zioncheck.services.wiring import prepare_topology
 
-GAMES, INTACT_AT_LEAST, SECONDS, SETTLE = 32, 30, 180.0, 120.0
+GAMES, INTACT_AT_LEAST, SECONDS, SETTLE = 32, 30, 240.0, 60.0
 KILL_EVERY, BACK_AFTER = 3.0, 0.5
 RETENTION = 20.0          # seconds a finished game stays hot (the archiver's --retention): checked hot meanwhile
 CHECK_BEFORE = 3.0        # a game's hot check ends this long before its retention runs out
 REMOVED_WITHIN = 60.0     # seconds past a game's retention its removal may take, the kills going on
 BACK_WITHIN = 30.0        # seconds the archiver has to take out again what a restarted server brought back
 STANDSTILL = 1.0          # the target: seconds a client waits for a game's next batch once what was killed is back
+SHOWN = 8                 # the kinds whose worst standstill the row names
 PARTITIONS = 2
 BOT_PACE = 0.1            # seconds a bot waits before each move: the games outlast many kills
+FIRST_HAND = 5            # the games' first hand: two hands each, a game two minutes or so on two busy cores
 PROCESSES = ("table", "table-2", "dealer", "dealer-2", "intake", "intake-2", "scoring", "projector", "archiver",
              "records", "bots")
 # What each kill takes down, in turn, while games are played: the name it is counted under, and the processes.
-KILLS = (("server", ("server",)), ("table", ("table",)), ("intake", ("intake",)), ("dealer", ("dealer",)),
-         ("projector", ("projector",)), ("scoring", ("scoring",)), ("bots", ("bots",)), ("archiver", ("archiver",)),
-         ("records", ("records",)), ("table", ("table-2",)), ("intake alone", ("intake", "intake-2")),
+# The kill after the server's is one that play does not wait on (the records service).
+KILLS = (("server", ("server",)), ("records", ("records",)), ("table", ("table",)), ("intake", ("intake",)),
+         ("dealer", ("dealer",)), ("projector", ("projector",)), ("scoring", ("scoring",)), ("bots", ("bots",)),
+         ("archiver", ("archiver",)), ("table", ("table-2",)), ("intake alone", ("intake", "intake-2")),
          ("dealer", ("dealer-2",)), ("intake", ("intake-2",)))
 # Once every game is over: what archives, removes and reads finished games, and the server.
 END_KILLS = (("archiver", ("archiver",)), ("server", ("server",)), ("records", ("records",)),
@@ -133,26 +142,34 @@ class Seen:
 
 class Standstill(NamedTuple):
     game: str
-    kinds: str        # the kills in the gap, in order
-    seconds: float    # the gap from its first kill, less the time what was killed was down
+    kind: str         # what it is put down to (standstills)
+    seconds: float    # the gap, less the time what was killed in it was down
     gap: float        # the whole gap between the two batches the client saw
 
 
 def standstills(seen: dict[str, Seen], kills: list[Kill], until: float) -> list[Standstill]:
-    """Each gap a client saw between two of its game's batches in which a kill fell (a game not over: its last
-    batch to `until`), as a Standstill: from the gap's first kill to the batch that ended it, less the time in
-    between that anything killed in the gap was down (from its kill to its back, or to the batch if it was not
-    back by then)."""
+    """Each gap a client saw between two of its game's batches once the kills began (a game not over: its last
+    batch to `until`), as a Standstill: the gap, less the time in it that anything killed was down (from its kill to
+    its back; to the batch that ended the gap if it was not back by then). Every gap counts, not only those with a
+    kill in them: a game can take one batch just after the server is back and then stand still.
+
+    A gap is put down to what was killed in it, was down during it, or was back less than STANDSTILL before it began
+    (`server+records`: both), else to the last kill before it (`after server`): which of them held the game up, the
+    client cannot tell."""
     found = []
+    first = min((kill.at for kill in kills), default=until)
     for game, client in seen.items():
         times = sorted(client.times) + ([] if client.over is not None else [until])
         for before, after in itertools.pairwise(times):
-            during = sorted((kill for kill in kills if before < kill.at < after), key=lambda kill: kill.at)
-            if not during:
+            if after <= first:
                 continue
-            down = _covered([(kill.at, min(after, kill.back if kill.back is not None else after)) for kill in during])
-            found.append(Standstill(game, "+".join(kill.kind for kill in during), after - during[0].at - down,
-                                    after - before))
+            earlier = sorted((kill for kill in kills if kill.at < after), key=lambda kill: kill.at)
+            spans = [(max(before, kill.at), min(after, kill.back if kill.back is not None else after))
+                     for kill in earlier]
+            down = _covered([(start, end) for start, end in spans if end > start])
+            near = [kill for kill in earlier if kill.back is None or kill.back + STANDSTILL > before]
+            kind = "+".join(dict.fromkeys(kill.kind for kill in near)) or f"after {earlier[-1].kind}"
+            found.append(Standstill(game, kind, after - before - down, after - before))
     return found
 
 
@@ -161,7 +178,7 @@ def _covered(spans: list[tuple[float, float]]) -> float:
     total, reach = 0.0, None
     for start, end in sorted(spans):
         if reach is None or start > reach:
-            total, reach = total + max(0.0, end - start), end
+            total, reach = total + end - start, end
         elif end > reach:
             total, reach = total + end - reach, end
     return total
@@ -340,7 +357,6 @@ async def _check(operator: GameClient, platform: GameClient, game: str, key: str
             found = await intact.problems(operator.js, game)
         except Exception as error:  # noqa: BLE001 - the server down, or a service not back: looked at again
             found = [f"could not be read ({error!r:.200})"]
-        print(f"chaos: debug {game} hot {found} {hot_until - time.monotonic():.1f} s left", file=sys.stderr, flush=True)
         if not found or time.monotonic() > hot_until:
             break
         await asyncio.sleep(1.0)
@@ -432,10 +448,10 @@ async def _follow(client: GameClient, game: str, seen: Seen) -> None:
 
 
 async def _start_games(access: Access, ids: list[str]) -> None:
-    """Games of four bots, three hands each, sent as the platform would (sent again until the intake answers)."""
+    """Games of four bots, from hand FIRST_HAND on, sent as the platform would (sent again until the intake answers)."""
     platform = await GameClient.connect(access, "platform")
     for game in ids:
-        await platform.send(game, StartGame(game_id=game, players=4, first_hand=4, seats=["greedy"] * 4,
+        await platform.send(game, StartGame(game_id=game, players=4, first_hand=FIRST_HAND, seats=["greedy"] * 4,
                                             limits=Limits(bot_seconds=BOT_PACE, turn_seconds=10)),
                             msg_id=f"start-{game}")
     await platform.close()
@@ -451,6 +467,12 @@ async def _topology(access: Access, cluster: bool) -> None:
     await prepare_topology(access, replicas=3 if cluster else None)
 
 
+def _result(check: asyncio.Task) -> Checked:
+    if (error := check.exception()) is not None:
+        return Checked([f"not checked ({error!r:.200})"], ["not checked"])
+    return check.result()
+
+
 def _say(line: str) -> None:
     print(f"chaos: {time.monotonic() - STARTED[0]:5.0f} s: {line}", file=sys.stderr, flush=True)
 
@@ -459,8 +481,9 @@ class Outcome(NamedTuple):
     games: int
     checked: dict[str, Checked]        # each game checked, by id (a game never over is missing)
     over: int                          # games over
-    left: dict[str, str]               # what is left hot of a removed game after the server's restart, by game
-    removed: int                       # games removed by retention before the server's kill
+    left: dict[str, str]               # what is hot of a finished game after the server's restart, by game:
+                                       # something of it came back, or it was never removed
+    removed: int                       # finished games removed by retention before the server's kill
     back_then: int                     # games something of which was back on the first look after the restart
     standstills: list[Standstill]
     kills: dict[str, int]
@@ -485,6 +508,11 @@ async def _chaos(folder: Path, games: int, seconds: float, cluster: bool, retent
         client = await GameClient.connect(fleet.access, "operator")
         ids = [f"chaos-{i}-{random.getrandbits(32):08x}" for i in range(games)]
         seen = {game: Seen() for game in ids}
+        views: dict[str, list[float]] = {game: [] for game in ids}
+
+        async def viewed(msg) -> None:   # for the trace: when each game's public view came
+            views.get(msg.subject.split(".")[-2], []).append(time.monotonic())
+        await client.nc.subscribe(view_live_subject(public_view_key("*")), cb=viewed)
 
         async def played(game: str) -> Checked:
             """The game followed to its end, then checked while hot, then its archive."""
@@ -510,16 +538,18 @@ async def _chaos(folder: Path, games: int, seconds: float, cluster: bool, retent
             await asyncio.sleep(1.0)
             await fleet.revive()
         played_until = time.monotonic()
-        # The games end, are archived and removed: the kills go on among what archives, removes and reads them.
-        turns = itertools.cycle(END_KILLS)
-        removal_due = max((s.over for s in seen.values() if s.over is not None), default=played_until) + retention
-        removing = time.monotonic()
-        while time.monotonic() < removal_due + REMOVED_WITHIN:
+        # The games end, are archived and removed: the kills go on among what archives, removes and reads them (and
+        # a game still in play, if the settling ran out, is followed on, and removed too if it ends meanwhile).
+        turns, removing = itertools.cycle(END_KILLS), time.monotonic()
+        while True:
+            finished = [game for game in ids if seen[game].over is not None]   # the games retention is to remove
+            removal_due = max((seen[game].over for game in finished), default=played_until) + retention
+            if time.monotonic() > removal_due + REMOVED_WITHIN:
+                break
             await asyncio.sleep(KILL_EVERY)
             await fleet.revive()
-            done = all(check.done() for check in checks.values())
-            if time.monotonic() > removal_due and done and not await checker.run(
-                    _left(checker.operator, checker.platform, ids)):
+            if time.monotonic() > removal_due and all(checks[game].done() for game in finished) and \
+                    not await checker.run(_left(checker.operator, checker.platform, finished)):
                 break
             kind, names = next(turns)
             await fleet.kill(kind, names)
@@ -528,28 +558,28 @@ async def _chaos(folder: Path, games: int, seconds: float, cluster: bool, retent
             if not check.done():
                 check.cancel()
         await asyncio.gather(*checks.values(), return_exceptions=True)
-        checked = {game: check.result() for game, check in checks.items() if not check.cancelled()}
+        checked = {game: _result(checks[game]) for game in finished if not checks[game].cancelled()}
         _say(f"archives and removals: {time.monotonic() - removing:.0f} s")
         await fleet.serving(60.0)
-        left = await checker.run(_left(checker.operator, checker.platform, ids))
-        removed = games - len(left)
+        removed = len(finished) - len(await checker.run(_left(checker.operator, checker.platform, finished)))
         # The server killed with -9 and started again: what comes back of a removed game is taken out again.
         await fleet.kill("server", ("server",))
-        back_then = len(await checker.run(_left(checker.operator, checker.platform, ids)))
+        back_then = len(await checker.run(_left(checker.operator, checker.platform, finished)))
         until = time.monotonic() + BACK_WITHIN
-        while (left := await checker.run(_left(checker.operator, checker.platform, ids))) and time.monotonic() < until:
+        while (left := await checker.run(_left(checker.operator, checker.platform, finished))) and \
+                time.monotonic() < until:
             await asyncio.sleep(1.0)
         _say(f"after the server's restart: {back_then} games back at first, {len(left)} left")
         where = f"a 3-node cluster, replicas 3, P={PARTITIONS}" if cluster else f"one server, P={PARTITIONS}"
-        kills = [kill for kill in fleet.resolved() if kill.at < played_until]
         trace = {"kills": [(kill.kind, kill.at - started, None if kill.back is None else kill.back - started)
                            for kill in fleet.resolved()],
                  "games": {game: {"times": [at - started for at in s.times],
+                                  "views": [at - started for at in views[game]],
                                   "over": None if s.over is None else s.over - started} for game, s in seen.items()},
                  "stored": {game: {what: [(*row[:-1], row[-1] / 1e9 - wall) for row in rows]
                                    for what, rows in check.stored.items()} for game, check in checked.items()}}
-        return Outcome(games, checked, sum(s.over is not None for s in seen.values()), left, removed, back_then,
-                       standstills(seen, kills, played_until), fleet.counts, trace, fleet.exits, where)
+        return Outcome(games, checked, len(finished), left, removed, back_then,
+                       standstills(seen, fleet.resolved(), played_until), fleet.counts, trace, fleet.exits, where)
     finally:
         for task in tasks:
             task.cancel()
@@ -573,22 +603,28 @@ def rows(outcome: Outcome) -> list[Row]:
     kills = ", ".join(f"{kind} {count}" for kind, count in outcome.kills.items())
     worst: dict[str, Standstill] = {}
     for stood in outcome.standstills:
-        if stood.kinds not in worst or stood.seconds > worst[stood.kinds].seconds:
-            worst[stood.kinds] = stood
-    by_kind = ", ".join(f"{kinds} {stood.seconds:.2f} s (gap {stood.gap:.1f} s)"
-                        for kinds, stood in sorted(worst.items(), key=lambda item: -item[1].seconds))
+        if stood.kind not in worst or stood.seconds > worst[stood.kind].seconds:
+            worst[stood.kind] = stood
+    ranked = sorted(worst.items(), key=lambda item: -item[1].seconds)
+    by_kind = ", ".join(f"{kind} {stood.seconds:.2f} s (gap {stood.gap:.1f} s)" for kind, stood in ranked[:SHOWN])
+    if len(ranked) > SHOWN:
+        by_kind += f"; {len(ranked) - SHOWN} more, each at most {ranked[SHOWN][1].seconds:.2f} s"
     longest = max((stood.seconds for stood in outcome.standstills), default=float("nan"))
     return [Row("chaos: games intact", len(intact_games), "games",
-                f"{outcome.games} games of 4 bots, {outcome.over} over, {outcome.where}, kill -9 every "
-                f"{KILL_EVERY:g} s: {kills}; {outcome.exits} exited on their own and were started again; each game's "
-                f"log, views and standings checked hot, its archive's log replayed", INTACT_AT_LEAST),
+                f"{outcome.games} games of 4 bots, {outcome.over} over, {outcome.where}, a kill -9 every "
+                f"{KILL_EVERY + BACK_AFTER:g} s: {kills}; {outcome.exits} exited on their own and were started "
+                f"again; each game's log, views and standings checked hot, its archive's log replayed",
+                INTACT_AT_LEAST),
             Row("chaos: removed games that came back", len(outcome.left), "games",
-                f"{outcome.removed} of {outcome.games} removed by retention, then the server killed with -9 and "
-                f"started again: something of {outcome.back_then} back at the first look, of {len(outcome.left)} "
-                f"still there {BACK_WITHIN:g} s later", 0, at_most=True),
+                f"{outcome.removed} of {outcome.over} finished games removed by retention, then the server killed "
+                f"with -9 and "
+                f"started again: something of {outcome.back_then} in a hot stream or bucket, or read by a platform, "
+                f"at the first look, of {len(outcome.left)} still (or never removed) {BACK_WITHIN:g} s later", 0,
+                at_most=True),
             Row("chaos: worst standstill a client saw", longest, "s",
-                f"from the kill, less the time what was killed was down, to the game's next batch; "
-                f"{len(outcome.standstills)} gaps with a kill in them; worst by what was killed: {by_kind}",
+                f"each gap between two batches a game's client saw while the kills went on, less the time in it "
+                f"that what was killed was down, {len(outcome.standstills)} gaps; the worst put down to each kind "
+                f"killed: {by_kind}",
                 STANDSTILL, at_most=True),
             Row("chaos: archives verified", len(verified), "archives",
                 f"of {outcome.over} finished games, fetched from the records service, verified with the house's "
@@ -617,6 +653,8 @@ if __name__ == "__main__":
     parser.add_argument("--games", type=int, default=GAMES, help=f"bot games to play (default {GAMES})")
     parser.add_argument("--seconds", type=float, default=SECONDS,
                         help=f"how long at most to kill while the games play (default {SECONDS:g})")
+    parser.add_argument("--settle", type=float, default=SETTLE,
+                        help=f"how long the games may take to end once the kills stop (default {SETTLE:g} s)")
     parser.add_argument("--retention", type=float, default=RETENTION,
                         help=f"the archiver's --retention, seconds (default {RETENTION:g})")
     parser.add_argument("--trace", type=Path, metavar="FILE",
@@ -624,7 +662,7 @@ if __name__ == "__main__":
     parser.add_argument("--cluster", action="store_true",
                         help="three nodes in processes, every stream with three replicas; a node killed in turn")
     args = parser.parse_args()
-    GAMES, SECONDS, RETENTION = args.games, args.seconds, args.retention
+    GAMES, SECONDS, SETTLE, RETENTION = args.games, args.seconds, args.settle, args.retention
     INTACT_AT_LEAST = min(INTACT_AT_LEAST, GAMES)
     for row in run(args.cluster, args.trace):
         print(f"{row.name}: {row.rate:g} {row.unit} (target {'<=' if row.at_most else '>='} {row.target:g}; "

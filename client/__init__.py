@@ -90,7 +90,7 @@ class GameClient:
         self.nc = nc
         self.js: JetStreamContext = nc.jetstream()
         # this client's idempotency keys: its own prefix, then a count (the intake scopes a key to its game)
-        self.keys, self.sent = f"k{secrets.token_hex(6)}-", itertools.count(1)
+        self._key_prefix, self._keys_made = f"k{secrets.token_hex(6)}-", itertools.count(1)
 
     @classmethod
     async def connect(cls, access: Access, user: str) -> "GameClient":
@@ -112,7 +112,7 @@ class GameClient:
             partition = (await layout(self.js)).of(game)
             headers = {"Nats-Msg-Id": msg_id} if msg_id else None
             return await publish_stored(self.js, stored_command_subject(partition, game, DEALER), data, headers)
-        headers = {KEY_HEADER: msg_id or f"{self.keys}{next(self.sent)}"}
+        headers = {KEY_HEADER: msg_id or f"{self._key_prefix}{next(self._keys_made)}"}
         deadline, pause = time.monotonic() + patience, 0.05
         while True:
             try:

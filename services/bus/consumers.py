@@ -435,6 +435,13 @@ class PulledConsumer:
         self.sub = await self.pulls.listen(self._on_message)
         self.ticker = asyncio.create_task(self._tick())
         await self.refill()
+        when_reconnected(self.nc, self.pull_again)
+
+    async def pull_again(self) -> None:
+        """The connection came back: the server it reaches holds none of the pulls made before, so they are
+        made again now, not once they would have expired (a game's views waited seconds after a restart)."""
+        self.pulls.clear()
+        await self.refill()
 
     async def _ensure(self) -> None:
         error = await create_consumer(self.nc, self.stream,

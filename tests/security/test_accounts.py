@@ -12,6 +12,7 @@ import asyncio
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nats
@@ -27,6 +28,7 @@ from zioncheck.contracts.intake import Taken, decode_reply
 from zioncheck.contracts.log import encode
 from zioncheck.services.bus.access import (
     TENANT_ROLES,
+    Access,
     TenantLimits,
     add_user,
     make_credentials,
@@ -97,9 +99,7 @@ def _deployed(tmp_path: Path) -> Deployment:
         if reachable(url):
             break
         assert server.poll() is None, "the shipped configuration did not start"
-        subprocess.run(["sleep", "0.05"])
-    from zioncheck.services.bus.access import Access
-
+        time.sleep(0.05)
     def stop():
         server.terminate()
         server.wait()
