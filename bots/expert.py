@@ -25,8 +25,11 @@ from zioncheck.bots.strong import StrongBot, shed_order
 from zioncheck.contracts.commands import Command, Discard, DrawStock, GoDown, TakeDiscard
 
 # Worlds dealt for each choice searched, and the strong bot's best discards weighed against each other.
-WORLDS = 12
+WORLDS = int(__import__("os").environ.get("WORLDS", 12))
 SHEDS = 3
+BATCH = 12
+DROP = float(__import__("os").environ.get("DROP", 1.0))
+SURE = float(__import__("os").environ.get("SURE", 1.5))
 
 
 class ExpertBot(SeatBot):
@@ -55,9 +58,8 @@ def choices(sight: Sight, default: Command) -> list[Command]:
     and drawing from the stock (R10); after it, going down or waiting (R12), and the strong bot's best few
     discards. A joker swap or a lay-off (R13, R14) the strong bot always makes is not searched."""
     seat, moves = sight.seat, sight.moves
-    if not sight.drawn:
-        return [default, *[move for move in (TakeDiscard(seat=seat), DrawStock(seat=seat)) if move != default]] \
-            if moves.take_discard and moves.draw_stock else [default]
+    if not sight.drawn:   # only a card the strong bot takes, and so keeps, is worth weighing against the stock
+        return [default, DrawStock(seat=seat)] if isinstance(default, TakeDiscard) and moves.draw_stock else [default]
     if not isinstance(default, GoDown | Discard):
         return [default]
     sheds: list[Command] = [Discard(seat=seat, card=card) for card in shed_order(sight)[:SHEDS]
@@ -67,18 +69,42 @@ def choices(sight: Sight, default: Command) -> list[Command]:
 
 
 def search(sight: Sight, options: list[Command], worlds: int) -> Command:
-    """The option that, played in each of `worlds` worlds and the hand played out, leaves the seat the most
-    points ahead of the other seats on average; the first option (the strong bot's) on a tie."""
+    """The strong bot's move (the first option), unless another beats it by more than SURE standard errors
+    in the same worlds, each option played and the hand played out: the one that beats it by most.
+
+    The worlds are dealt a batch at a time, up to `worlds`: after each, an option that falls behind the
+    strong bot's by more than DROP standard errors is no longer played, and the search stops once none is
+    left, or once the batches have found one sure enough."""
     seed = seed_of(sight)
-    deals = [hidden_deal(sight, random.Random(f"{seed}/{world}")) for world in range(worlds)]
-    totals = [0.0] * len(options)
-    for world, deal in enumerate(deals):
-        for i, option in enumerate(options):
-            play = Play(sight, deal, random.Random(f"{seed}/{world}/play"))
-            _apply(play, option)
-            totals[i] += ahead(play.finish(), sight.seat)
-    best = max(range(len(options)), key=lambda i: (totals[i], -i))
-    return options[best]
+    gains: dict[int, list[float]] = {i: [] for i in range(1, len(options))}
+    for world in range(worlds):
+        deal = hidden_deal(sight, random.Random(f"{seed}/{world}"))
+        first = _value(sight, deal, options[0], f"{seed}/{world}/play")
+        for i in gains:
+            gains[i].append(_value(sight, deal, options[i], f"{seed}/{world}/play") - first)
+        if (world + 1) % BATCH and world + 1 < worlds:
+            continue
+        margins = {i: _margin(found) for i, found in gains.items()}
+        sure = {i: mean - SURE * spread for i, (mean, spread) in margins.items() if mean - SURE * spread > 0}
+        if sure and world + 1 >= min(worlds, 2 * BATCH):
+            return options[max(sure, key=lambda i: (sure[i], -i))]
+        gains = {i: found for i, found in gains.items() if margins[i][0] + DROP * margins[i][1] >= 0}
+        if not gains:
+            break
+    return options[0]
+
+
+def _value(sight: Sight, deal: list[str], option: Command, seed: str) -> float:
+    play = Play(sight, deal, random.Random(seed))
+    _apply(play, option)
+    return ahead(play.finish(), sight.seat)
+
+
+def _margin(gains: list[float]) -> tuple[float, float]:
+    """The mean of `gains` and its standard error."""
+    mean = sum(gains) / len(gains)
+    spread = (sum((gain - mean) ** 2 for gain in gains) / max(1, len(gains) - 1) / len(gains)) ** 0.5
+    return mean, spread
 
 
 def ahead(scores: list[int], seat: int) -> float:

@@ -10,6 +10,8 @@ Its choices depend on nothing but the sight, so it needs none of the generator i
 """
 import random
 
+import msgspec
+
 from zioncheck.bots.base import SeatBot
 from zioncheck.bots.shortfall import shortfall, whole_shortfall
 from zioncheck.bots.sight import Sight
@@ -23,7 +25,7 @@ from zioncheck.contracts.commands import (
     SwapJoker,
     TakeDiscard,
 )
-from zioncheck.contracts.views import LayOffMove
+from zioncheck.contracts.views import LayOffMove, SeatMoves
 from zioncheck.domain.cards import JOKER, points
 from zioncheck.domain.laying_off import fitting_ends
 from zioncheck.domain.legal import contract_melds
@@ -71,7 +73,7 @@ class StrongBot(SeatBot):
             return False
         if sight.down[sight.seat]:
             return any(fitting_ends(meld, top) for meld in sight.table)
-        return nearer(sight, sight.cards, top)
+        return nearer(sight, sight.cards, top) and keeps(sight, top)
 
     def shed(self, sight: Sight) -> str:
         """The card to discard: never one a seat about to go out could lay off, while another will do."""
@@ -105,6 +107,17 @@ def shed_order(sight: Sight) -> list[str]:
         live = sum(max(0, unseen[out]) for out in outs)
         scored.append(((short, -live + 0.05 * feeds(sight, card) - pressure * points(card, pips), card), card))
     return [card for _, card in sorted(scored)] + last
+
+
+def keeps(sight: Sight, top: str) -> bool:
+    """Whether, having taken the pile's top card, the seat would keep it: goes down with it, or sheds
+    another card. Taking a card only to throw it back is no draw at all, and two seats doing it would pass
+    it to and fro for ever."""
+    taken = msgspec.structs.replace(sight, cards=sight.cards + (top,), discard=sight.discard[:-1],
+                                    discarder=None, drawn=True, moves=SeatMoves())
+    if contract_melds(taken.cards, sight.contract):
+        return True
+    return shed_order(taken)[0] != top
 
 
 def rules_of(sight: Sight) -> Ruleset:

@@ -20,7 +20,7 @@ ORIGINS: tuple[str, ...] = (PLAY, DEALER, TIMER)
 
 # Who sits in a seat (StartGame.seats): a person, or one of the house's bots by name.
 PERSON = "person"
-BOT_NAMES: tuple[str, ...] = ("greedy", "random", "strong")
+BOT_NAMES: tuple[str, ...] = ("greedy", "random", "strong", "expert")
 # The levels people pick a bot by, each the name of the bot that plays it: easy, normal and hard.
 BOT_LEVELS: Final[dict[str, str]] = {"easy": "random", "normal": "greedy", "hard": "strong"}
 # Who plays a game's bot seats (StartGame.bots_by): the house's bots service, or the program that

@@ -1,6 +1,6 @@
-"""Levels people pick a bot by: easy, normal and hard are the random, greedy and strong bots, on the command line,
-in the gateway's API and on the new-game form, named in every language; and `zioncheck simulate` gives each win
-rate with its 95% interval."""
+"""Levels people pick a bot by: easy, normal and hard are the random, greedy and strong bots, and the expert bot
+above them goes by its name, on the command line, in the gateway's API and on the new-game form, named in every
+language; and `zioncheck simulate` gives each win rate with its 95% interval."""
 import json
 import re
 from pathlib import Path
@@ -30,8 +30,14 @@ def test_a_bot_named_by_its_name_is_seated_as_before_and_levels_mix_with_names()
 
 def test_a_level_there_is_not_is_refused_naming_the_levels():
     levels = r"easy \(random\), normal \(greedy\), hard \(strong\)"
-    with pytest.raises(CommandFailed, match=rf"unknown bot 'expert'.*{levels}"):
-        seat_bots("expert", 2)
+    with pytest.raises(CommandFailed, match=rf"unknown bot 'master'.*{levels}"):
+        seat_bots("master", 2)
+
+
+def test_the_expert_bot_is_seated_by_its_name_on_the_command_line_and_by_the_gateway():
+    assert seat_bots("expert,hard", 3) == ["expert", "strong", "expert"]
+    body = b'{"players": 2, "seats": ["person", "expert"]}'
+    assert seated(msgspec.json.decode(body, type=NewGame)).seats == ["person", "expert"]
 
 
 def test_a_new_game_may_name_a_seat_by_its_level_and_the_gateway_seats_that_levels_bot():
@@ -41,16 +47,16 @@ def test_a_new_game_may_name_a_seat_by_its_level_and_the_gateway_seats_that_leve
 
 def test_the_api_document_offers_the_levels_for_a_new_games_seats():
     choices = document()["components"]["schemas"]["NewGame"]["properties"]["seats"]["items"]["enum"]
-    assert {"easy", "normal", "hard", "greedy", "random", "strong", "person"} == set(choices)
+    assert {"easy", "normal", "hard", "greedy", "random", "strong", "expert", "person"} == set(choices)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_new_game_form_offers_easy_normal_and_hard_in_every_language(language):
+def test_the_new_game_form_offers_easy_normal_hard_and_expert_in_every_language(language):
     form = (STATIC / "index.js").read_text()
-    assert re.search(r'CHOICES = \["person", "easy", "normal", "hard"\]', form)
+    assert re.search(r'CHOICES = \["person", "easy", "normal", "hard", "expert"\]', form)
     said = (STATIC / "words.js").read_text()
     catalogue = json.loads((ROOT / "contracts" / "words" / f"{language}.json").read_text())
-    for level in ("easy", "normal", "hard"):
+    for level in ("easy", "normal", "hard", "expert"):
         key = f"web.bot{level.title()}"
         assert f'{level}: say("{key}")' in said
         assert catalogue[key].strip()

@@ -64,7 +64,7 @@ def test_r1_the_largest_table_plays_in_process():
 @pytest.mark.parametrize("command", SEATED)
 def test_an_unknown_bot_is_refused_in_one_line_that_names_the_bots(command):
     line = one_line_refusal(zioncheck(command, "--bots", "greedy,foo"), command)
-    assert line.endswith("unknown bot 'foo': the bots are greedy, random, strong, "
+    assert line.endswith("unknown bot 'foo': the bots are greedy, random, strong, expert, "
                          "or by level easy (random), normal (greedy), hard (strong)")
 
 

@@ -44,8 +44,8 @@ def test_an_option_that_cannot_be_answered_is_refused_in_one_line_before_any_ser
 @pytest.mark.parametrize(("option", "value", "says"), [
     ("--from", "yesterday", "not a date or a time: yesterday (say 2026-03-01, or 2026-03-01T18:30, UTC)"),
     ("--to", "2026-02-30", "not a date or a time: 2026-02-30 (say 2026-03-01, or 2026-03-01T18:30, UTC)"),
-    ("--seat", "alice", "not a seat: alice (a seat's number from 0, or person, greedy, random, strong)"),
-    ("--won-by", "-1", "not a seat: -1 (a seat's number from 0, or person, greedy, random, strong)"),
+    ("--seat", "alice", "not a seat: alice (a seat's number from 0, or person, greedy, random, strong, expert)"),
+    ("--won-by", "-1", "not a seat: -1 (a seat's number from 0, or person, greedy, random, strong, expert)"),
 ])
 def test_a_date_or_a_seat_that_is_none_is_refused_naming_its_option(option, value, says, no_server, capsys):
     with pytest.raises(SystemExit) as refused:
@@ -70,7 +70,7 @@ def test_the_help_of_each_option_says_what_it_chooses(capsys):
     for says in ("--from WHEN only games that started at this date or time or later, UTC",
                  "--to WHEN only games that started up to this date (the whole day) or this time, UTC",
                  "--seat SEAT|NAME only games with this seat (a number from 0), or with this player at the table: "
-                 "person, greedy, random, strong",
+                 "person, greedy, random, strong, expert",
                  "--limit N games a page lists, 1 to 1000 (default 50)",
                  "--rules {zioncheck,contract,liverpool} only games played by these rules: zioncheck, contract, "
                  "liverpool (docs/rules.md R24)"):

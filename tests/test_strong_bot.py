@@ -12,9 +12,18 @@ from zioncheck.bots import make_bot
 from zioncheck.bots.shortfall import shortfall
 from zioncheck.bots.sight import Sight, sight_of
 from zioncheck.bots.strong import StrongBot
-from zioncheck.contracts.commands import ClaimDiscard, Discard, GoDown, LayOff, Rules, StartGame, TakeDiscard
+from zioncheck.contracts.commands import (
+    ClaimDiscard,
+    Discard,
+    DrawStock,
+    GoDown,
+    LayOff,
+    Rules,
+    StartGame,
+    TakeDiscard,
+)
 from zioncheck.contracts.events import Rejected
-from zioncheck.domain.hands import CONTRACTS
+from zioncheck.domain.presets import CONTRACT_RUMMY, LIVERPOOL, ZIONCHECK, Ruleset
 from zioncheck.domain.state import GameState, PlacedMeld
 
 
@@ -111,12 +120,17 @@ def test_the_strong_bot_beats_the_greedy_bot_in_most_two_seat_games():
 # --- single decisions, from a sight made by hand ---------------------------------------------------------------
 
 def sight(cards: str, *, hand_no: int = 1, top: str = "", discarder: int = 1, turn: int = 2, drawn: bool = False,
-          down: tuple[bool, ...] = (False, False, False), table: tuple[PlacedMeld, ...] = ()) -> Sight:
-    """Seat 0's sight at a three-seat table, two decks, the stock half full."""
-    return Sight(seat=0, players=3, decks=2, hand_no=hand_no, contract=CONTRACTS[hand_no], jokers=4,
-                 cards=tuple(cards.split()), hand_sizes=(10, 10, 10),
-                 table=table, discard=(top,) if top else (), discarder=discarder if top else None, down=down,
-                 turn=turn, drawn=drawn, window_open=bool(top), stock=40, reshuffles=0, totals=(0, 0, 0))
+          down: tuple[bool, ...] = (False, False, False), table: tuple[PlacedMeld, ...] = (),
+          sizes: tuple[int, ...] = (), rules: Ruleset = ZIONCHECK) -> Sight:
+    """Seat 0's sight at a three-seat table, two decks, the stock half full: of a game of `rules` (Zioncheck's
+    unless said), with the moves those rules allow it (domain/legal.py), as a table's sight has them."""
+    hand = tuple(cards.split())
+    sizes = sizes or (len(hand), 10, 10)
+    game = GameState(game_id="by-hand", players=3, decks=2, hand=hand_no, rules=rules, seats=("greedy",) * 3,
+                     hands=(hand, *(("2C",) * size for size in sizes[1:])), stock=("2C",) * 40,
+                     discard=(top,) if top else (), discarders=(discarder,) if top else (), table=table, down=down,
+                     turn=turn, drawn=drawn, window_open=bool(top), hand_over=False, totals=(0, 0, 0))
+    return sight_of(game, 0)
 
 
 def test_r11a_the_strong_bot_claims_a_discard_that_brings_its_contract_nearer():
@@ -174,3 +188,85 @@ def test_r24_the_strong_bot_plays_every_game_of_the_family_without_a_refused_mov
     table = play_game(["strong", "greedy", "strong"], seed=5, game_id=f"family-{rules}", rules=Rules(preset=rules))
     assert table.state.game_over or table.state.hand >= 1
     assert not [e for e in table.log if isinstance(e.event, Rejected)]
+
+
+# --- the hands that would not end, the seat about to go out, and the card a buy costs --------------------------
+
+THREE_RUNS = "3C 4C 5C 6C 7D 8D 9D 10D JH QH KH AH"
+
+
+@pytest.mark.parametrize("top", ["7C", "2C", "6D", "10H", "JK"])
+def test_r24_6_a_hand_of_three_complete_runs_takes_the_card_that_goes_out(top):
+    mine = sight(THREE_RUNS, hand_no=7, top=top, turn=0, rules=LIVERPOOL)
+    assert StrongBot(random.Random(0)).decide(mine) == TakeDiscard(seat=0)
+    taken = sight(THREE_RUNS + " " + top, hand_no=7, turn=0, drawn=True, rules=LIVERPOOL)
+    went = StrongBot(random.Random(0)).decide(taken)
+    assert isinstance(went, GoDown) and sorted(c for meld in went.melds for c in meld) == sorted(taken.cards)
+
+
+def test_r24_6_a_hand_of_three_complete_runs_lets_a_card_that_does_not_go_out_go():
+    mine = sight(THREE_RUNS, hand_no=7, top="9S", turn=0, rules=LIVERPOOL)
+    assert StrongBot(random.Random(0)).decide(mine) == DrawStock(seat=0)
+
+
+def test_r24_6_a_hand_laid_whole_keeps_the_cards_that_fit_its_runs_and_sheds_the_one_that_does_not():
+    mine = sight("3C 4C 5C 6C 7D 8D 9D 10D JH QH KH 2S AS", hand_no=7, turn=0, drawn=True, rules=LIVERPOOL)
+    assert StrongBot(random.Random(0)).decide(mine) in (Discard(seat=0, card="2S"), Discard(seat=0, card="AS"))
+
+
+ALMOST_OUT = PlacedMeld(owner=1, index=0, kind="run", cards=("10S", "JS", "QS", "KS"), low=10)
+
+
+@pytest.mark.parametrize("left", [1, 2])
+def test_r13_a_seat_that_is_down_is_never_fed_the_card_it_goes_out_with_while_another_will_do(left):
+    """The ace (15 points) is the dearest card the runs do not need: shed, seat 1 lays it off and goes out."""
+    mine = sight("AS 3C 4C 5C 8D 9D 10D QD 2H 7H KC", hand_no=3, turn=0, drawn=True, down=(False, True, False),
+                 table=(ALMOST_OUT,), sizes=(11, left, 10))
+    shed = StrongBot(random.Random(0)).decide(mine)
+    assert isinstance(shed, Discard) and shed.card != "AS"
+
+
+def test_r13_with_three_cards_left_the_seat_that_is_down_may_be_fed_the_ace_to_shed_its_points():
+    mine = sight("AS 3C 4C 5C 8D 9D 10D QD 2H 7H KC", hand_no=3, turn=0, drawn=True, down=(False, True, False),
+                 table=(ALMOST_OUT,), sizes=(11, 3, 10))
+    assert StrongBot(random.Random(0)).decide(mine) == Discard(seat=0, card="AS")
+
+
+def test_r13_a_seat_that_is_down_is_fed_when_every_card_would_feed_it():
+    only = sight("AS 9S 9S", hand_no=3, turn=0, drawn=True, down=(False, True, False), table=(ALMOST_OUT,),
+                 sizes=(3, 1, 10))
+    assert StrongBot(random.Random(0)).decide(only) in (Discard(seat=0, card="AS"), Discard(seat=0, card="9S"))
+
+
+ONE_PAIR = "7S 7D 2C 4D 6H 8S JC KD 10H QS"   # two sets to make: the sevens lack one card, the other set three
+
+
+def test_r24_5_a_buy_that_brings_the_contract_only_a_card_nearer_is_not_worth_its_penalty_card():
+    for rules, claims in ((ZIONCHECK, [ClaimDiscard(seat=0)]), (CONTRACT_RUMMY, [])):
+        assert StrongBot(random.Random(0)).react(sight(ONE_PAIR, top="7C", rules=rules)) == claims, rules.preset
+
+
+def test_r24_5_a_buy_that_leaves_the_contract_a_card_away_is_worth_its_penalty_card():
+    two_pairs = sight("7S 7D 9C 9H 2C 4D 6H 8S JC KD", top="7C", rules=CONTRACT_RUMMY)
+    assert StrongBot(random.Random(0)).react(two_pairs) == [ClaimDiscard(seat=0)]
+
+
+def test_r24_5_a_hand_laid_whole_buys_nothing_since_the_penalty_card_must_fit_too():
+    almost = sight("3C 4C 5C 7D 8D 9D 10D JH QH KH AH 2S", hand_no=7, top="6C", rules=LIVERPOOL)
+    assert StrongBot(random.Random(0)).react(almost) == []
+
+
+def test_r24_9_a_seat_that_is_down_in_liverpool_draws_though_it_could_lay_the_discard_off():
+    down = sight("4H 9D", top="9S", turn=0, down=(True, True, False), table=(ALMOST_OUT,), rules=LIVERPOOL)
+    assert not down.moves.take_discard
+    assert StrongBot(random.Random(0)).decide(down) == DrawStock(seat=0)
+
+
+def test_r10_the_strong_bot_takes_no_card_it_would_throw_straight_back():
+    """The ten brings the diamonds nearer a run; but seat 1, down with one card, could lay off every card the
+    runs do not need, so taken, the ten would be the card to shed, and two seats would pass it to and fro."""
+    set_ = PlacedMeld(owner=1, index=0, kind="set", cards=("KC", "KD", "KH"))
+    run = PlacedMeld(owner=1, index=1, kind="run", cards=("2S", "3S", "4S", "5S"), low=2)
+    mine = sight("3C 4C 5C 8D 9D KS KH AS 6S KD", hand_no=3, top="10D", turn=0, down=(False, True, False),
+                 table=(set_, run), sizes=(10, 1, 10))
+    assert StrongBot(random.Random(0)).decide(mine) == DrawStock(seat=0)

@@ -181,7 +181,7 @@ def test_a_failure_is_one_line_in_the_language_of_lang_or_the_environment():
     assert ru.returncode == 2 and ru.stderr.splitlines() == ["zioncheck run: --players должно быть 2..64, а не 1"]
     es = zioncheck("play", "--bots", "foo", env={"LANG": "es_ES.UTF-8"})
     assert es.stderr.splitlines() == ["zioncheck play: no existe el bot «foo»: los bots son greedy, random, strong, "
-                                      "o por nivel easy (random), normal (greedy), hard (strong)"]
+                                      "expert, o por nivel easy (random), normal (greedy), hard (strong)"]
     unknown = zioncheck("--lang", "de", "run", env={})
     assert unknown.returncode == 2 and unknown.stderr.splitlines() == [
         "zioncheck: --lang must be one of en, ru, es, not de"]

@@ -13,10 +13,11 @@ from zioncheck.contracts.views import Contract, PublicView, SeatView
 from zioncheck.domain.dealing import MAX_DELAY_SECONDS, MAX_PLAYERS, MIN_PLAYERS
 
 # Who sits in a seat: a person or one of the house's bots by name (contracts.commands BOT_NAMES).
-Player = Literal["person", "greedy", "random", "strong"]
+Player = Literal["person", "greedy", "random", "strong", "expert"]
 # What a new game may name for a seat: a player, or a bot by its level (BOT_LEVELS): easy is the random
-# bot, normal the greedy one, hard the strong one. The gateway seats the level's bot, and says its name.
-Choice = Literal["person", "greedy", "random", "strong", "easy", "normal", "hard"]
+# bot, normal the greedy one, hard the strong one; the expert bot, above them, by its name. The gateway seats
+# the level's bot, and says its name.
+Choice = Literal["person", "greedy", "random", "strong", "expert", "easy", "normal", "hard"]
 
 
 class NewGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

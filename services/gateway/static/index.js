@@ -10,7 +10,7 @@ import { WORDS as W } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "zioncheck.platformKey";
-const CHOICES = ["person", "easy", "normal", "hard"];   // a bot by its level (NewGame.seats)
+const CHOICES = ["person", "easy", "normal", "hard", "expert"];   // a bot by its level, the expert by name (NewGame.seats)
 const GAMES = ["zioncheck", "contract", "liverpool"];   // R24: the presets (contracts/commands.py PRESETS)
 const FORM = "zioncheck.newGame";
 

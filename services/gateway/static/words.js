@@ -101,9 +101,10 @@ const COMPOSED = {
   problem: (code) => say(`problem.${code}` in catalogue ? `problem.${code}` : "problem.other", { error: code }),
   // who may sit in a seat, as the new-game form offers it: a person, or a bot by its level
   seatChoice: { person: say("web.seatPerson"), easy: say("web.botEasy"), normal: say("web.botNormal"),
-    hard: say("web.botHard") },
+    hard: say("web.botHard"), expert: say("web.botExpert") },
   // a bot seat, by the level its bot plays at (the random, greedy and strong bots); another bot by its name
-  botOf: (name) => ({ random: say("web.botEasy"), greedy: say("web.botNormal"), strong: say("web.botHard") }[name]
+  botOf: (name) => ({ random: say("web.botEasy"), greedy: say("web.botNormal"), strong: say("web.botHard"),
+    expert: say("web.botExpert") }[name]
     || say("web.botSeat", { name })),
   reasons: new Proxy({}, { get: (_, name) => say(`reason.${String(name)}`) }),
   claimOutcome: { won: say("web.claimWon"), turn_player_took: say("web.claimTurnPlayerTook"),
