@@ -13,7 +13,7 @@ import random
 from collections import Counter
 
 from zioncheck.bots.base import least_useful
-from zioncheck.bots.shortfall import plan, whole_plan, whole_shortfall
+from zioncheck.bots.shortfall import plan, whole_shortfall
 from zioncheck.bots.sight import Sight
 from zioncheck.domain.cards import JOKER, hand_points, points
 from zioncheck.domain.drawing import MAX_RESHUFFLES
@@ -252,9 +252,12 @@ class Play:
         if self.down[seat]:
             return max(naturals, key=lambda card: (points(card, self.pips), card))
         contract = self.contract
-        if contract.whole:   # R24.6: the dearest card the best melds of every card do not hold
-            _, laid = whole_plan(tuple(hand), contract.sets, contract.runs, len(hand))
-            return max(naturals, key=lambda card: (card not in laid, points(card, self.pips), card))
+        if contract.whole:
+            def left(card: str) -> int:
+                i = hand.index(card)
+                rest = tuple(hand[:i] + hand[i + 1:])
+                return whole_shortfall(rest, contract.sets, contract.runs, len(rest) + 1)
+            return min(naturals, key=lambda card: (left(card), -points(card, self.pips), card))
         _, _, kept, core = self.plan(seat)
         spare = [card for card in naturals if card not in core]
         if spare:
