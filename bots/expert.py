@@ -25,11 +25,12 @@ from zioncheck.bots.strong import StrongBot, shed_order
 from zioncheck.contracts.commands import Command, Discard, DrawStock, GoDown, TakeDiscard
 
 # Worlds dealt for each choice searched, and the strong bot's best discards weighed against each other.
-WORLDS = int(__import__("os").environ.get("WORLDS", 12))
+WORLDS = 12
 SHEDS = 3
 BATCH = 12
-DROP = float(__import__("os").environ.get("DROP", 1.0))
-SURE = float(__import__("os").environ.get("SURE", 1.5))
+TURNS = 6000   # turns played out a choice at most, whatever the worlds: its search's bound in time
+DROP = 1.0   # a choice whose mean gain is this many spreads below nothing is dropped
+SURE = 1.5   # and one this many spreads above nothing is sure enough to play
 
 
 class ExpertBot(SeatBot):
@@ -60,12 +61,10 @@ def choices(sight: Sight, default: Command) -> list[Command]:
     seat, moves = sight.seat, sight.moves
     if not sight.drawn:   # only a card the strong bot takes, and so keeps, is worth weighing against the stock
         return [default, DrawStock(seat=seat)] if isinstance(default, TakeDiscard) and moves.draw_stock else [default]
-    if not isinstance(default, GoDown | Discard):
-        return [default]
-    sheds: list[Command] = [Discard(seat=seat, card=card) for card in shed_order(sight)[:SHEDS]
-                            if card in moves.discard]
-    options = [default, *[move for move in sheds if move != default]]
-    return options if sight.contract.whole is False or not isinstance(default, GoDown) else [default]
+    if not isinstance(default, GoDown | Discard) or isinstance(default, GoDown) and sight.contract.whole:
+        return [default]   # a swap, a lay-off, or a going down that goes out (R24.6)
+    sheds = [Discard(seat=seat, card=card) for card in shed_order(sight)[:SHEDS] if card in moves.discard]
+    return [default, *[move for move in sheds if move != default]]
 
 
 def search(sight: Sight, options: list[Command], worlds: int) -> Command:
@@ -77,27 +76,34 @@ def search(sight: Sight, options: list[Command], worlds: int) -> Command:
     left, or once the batches have found one sure enough."""
     seed = seed_of(sight)
     gains: dict[int, list[float]] = {i: [] for i in range(1, len(options))}
+    played = 0
     for world in range(worlds):
         deal = hidden_deal(sight, random.Random(f"{seed}/{world}"))
-        first = _value(sight, deal, options[0], f"{seed}/{world}/play")
+        first, turns = _value(sight, deal, options[0], f"{seed}/{world}/play")
+        played += turns
         for i in gains:
-            gains[i].append(_value(sight, deal, options[i], f"{seed}/{world}/play") - first)
-        if (world + 1) % BATCH and world + 1 < worlds:
+            value, turns = _value(sight, deal, options[i], f"{seed}/{world}/play")
+            gains[i].append(value - first)
+            played += turns
+        last = world + 1 >= worlds or played >= TURNS
+        if (world + 1) % BATCH and not last:
             continue
         margins = {i: _margin(found) for i, found in gains.items()}
         sure = {i: mean - SURE * spread for i, (mean, spread) in margins.items() if mean - SURE * spread > 0}
-        if sure and world + 1 >= min(worlds, 2 * BATCH):
+        if sure and (last or world + 1 >= 2 * BATCH):
             return options[max(sure, key=lambda i: (sure[i], -i))]
         gains = {i: found for i, found in gains.items() if margins[i][0] + DROP * margins[i][1] >= 0}
-        if not gains:
+        if not gains or last:
             break
     return options[0]
 
 
-def _value(sight: Sight, deal: list[str], option: Command, seed: str) -> float:
+def _value(sight: Sight, deal: list[str], option: Command, seed: str) -> tuple[float, int]:
+    """What `option` is worth in one world: how far ahead the hand played out leaves the seat; and the
+    turns that took."""
     play = Play(sight, deal, random.Random(seed))
     _apply(play, option)
-    return ahead(play.finish(), sight.seat)
+    return ahead(play.finish(), sight.seat), play.turns + 1
 
 
 def _margin(gains: list[float]) -> tuple[float, float]:

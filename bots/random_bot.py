@@ -1,10 +1,20 @@
-"""The random bot: a uniformly random legal move at each step, from its own seeded generator."""
+"""The random bot: a uniformly random legal move at each step (of its sight's legal moves), from its own seeded
+generator."""
 import random
 
-from zioncheck.bots.base import SeatBot, joker_swaps
+from zioncheck.bots.base import SeatBot
 from zioncheck.bots.sight import Sight
-from zioncheck.contracts.commands import ClaimDiscard, Command, Discard, DrawStock, GoDown, LayOff, TakeDiscard
-from zioncheck.domain.finder import find_contract, lay_offs_on
+from zioncheck.contracts.commands import (
+    ClaimDiscard,
+    Command,
+    Discard,
+    DrawStock,
+    GoDown,
+    LayOff,
+    SwapJoker,
+    TakeDiscard,
+)
+from zioncheck.domain.finder import find_contract
 
 
 class RandomBot(SeatBot):
@@ -15,28 +25,27 @@ class RandomBot(SeatBot):
         self.rng = rng
 
     def decide(self, sight: Sight) -> Command:
-        seat, hand = sight.seat, sight.cards
+        seat, hand, moves = sight.seat, sight.cards, sight.moves
         if not sight.drawn:
             options: list[Command] = [DrawStock(seat=seat)]
-            if sight.can_take():
+            if moves.take_discard:
                 options.append(TakeDiscard(seat=seat))
             return self.rng.choice(options)
         if not sight.down[seat]:
             melds = find_contract(hand, sight.contract)
             if melds and self.rng.random() < 0.5:
                 return GoDown(seat=seat, melds=melds)
-        elif len(hand) > 1:
-            fits = list(lay_offs_on(sight.table, hand))
-            if fits and self.rng.random() < 0.5:
-                card, meld, end = self.rng.choice(fits)
-                return LayOff(seat=seat, target=(meld.owner, meld.index), card=card, end=end)
+        elif moves.lay_off and self.rng.random() < 0.5:
+            fit = self.rng.choice(moves.lay_off)
+            return LayOff(seat=seat, target=(fit.owner, fit.index), card=fit.card, end=fit.end)
         return Discard(seat=seat, card=self.rng.choice(hand))
 
     def react(self, sight: Sight) -> list[Command]:
+        seat, moves = sight.seat, sight.moves
         commands: list[Command] = []
-        swaps = joker_swaps(sight)
-        if swaps and self.rng.random() < 0.5:
-            commands.append(self.rng.choice(swaps))
-        if sight.window_open and self.rng.random() < 0.1:
-            commands.append(ClaimDiscard(seat=sight.seat))
+        if moves.swap_joker and self.rng.random() < 0.5:
+            swap = self.rng.choice(moves.swap_joker)
+            commands.append(SwapJoker(seat=seat, target=(swap.owner, swap.index), card=swap.card))
+        if moves.claim and self.rng.random() < 0.1:
+            commands.append(ClaimDiscard(seat=seat))
         return commands

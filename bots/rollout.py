@@ -13,7 +13,7 @@ import random
 from collections import Counter
 
 from zioncheck.bots.base import least_useful
-from zioncheck.bots.shortfall import plan, whole_shortfall
+from zioncheck.bots.shortfall import plan, whole_plan, whole_shortfall
 from zioncheck.bots.sight import Sight
 from zioncheck.domain.cards import JOKER, hand_points, points
 from zioncheck.domain.drawing import MAX_RESHUFFLES
@@ -43,7 +43,7 @@ class Play:
 
     __slots__ = ("players", "seat", "contract", "pips", "penalty", "take_when_down", "out_by_laying_off",
                  "hands", "stock", "pile", "owner", "table", "laid", "down", "turn", "drawn", "reshuffles",
-                 "rng", "winner", "over", "turns", "plans")
+                 "rng", "winner", "over", "turns", "plans", "whole", "fitting")
 
     def __init__(self, sight: Sight, deal: list[str], rng: random.Random):
         rules = PRESET_RULES.get(sight.game, ZIONCHECK)
@@ -62,6 +62,7 @@ class Play:
         self.pile = list(sight.discard)
         self.owner = sight.top_discarder        # who threw the pile's top card (R10)
         self.table = list(sight.table)
+        self.fitting: frozenset[str] | None = None   # the cards that fit a meld on the table (R13)
         self.laid = Counter(meld.owner for meld in sight.table)   # each seat's melds, to number the next
         self.down = list(sight.down)
         self.turn, self.drawn, self.reshuffles = sight.turn, sight.drawn, sight.reshuffles
@@ -70,6 +71,8 @@ class Play:
         self.over = False
         self.turns = 0
         self.plans: list[tuple[int, frozenset[str], frozenset[str], frozenset[str]] | None] = [None] * self.players
+        # R24.6: what each seat's hand lacks to be laid whole with the next draw, while its cards stay the same
+        self.whole: list[int | None] = [None] * self.players
 
     # --- the moves ----------------------------------------------------------------------------------
 
@@ -97,6 +100,7 @@ class Play:
         """A card comes to the turn seat's hand: one that brings its contract nearer changes its plan."""
         seat = self.turn
         self.hands[seat].append(card)
+        self.whole[seat] = None
         found = self.plans[seat]
         if found is not None and (card in found[1] or card == JOKER):
             self.plans[seat] = None
@@ -105,6 +109,7 @@ class Play:
         """R12: the turn seat lays its contract; R24.6, laid whole, it goes out."""
         seat, hand = self.turn, self.hands[self.turn]
         for meld in read_contract(self.contract, melds):
+            self.fitting = None
             self.table.append(PlacedMeld(owner=seat, index=self.laid[seat], kind=meld.kind, cards=tuple(meld.cards),
                                          low=run_start(meld.cards) if meld.kind == "run" else 0))
             self.laid[seat] += 1
@@ -117,6 +122,7 @@ class Play:
     def lay_off(self, card: str, at: int, end: str | None) -> None:
         """R13: the turn seat adds `card` to the table's meld `at`; R24.10, its last card goes out."""
         meld = self.table[at]
+        self.fitting = None
         if end == "low":
             self.table[at] = PlacedMeld(owner=meld.owner, index=meld.index, kind=meld.kind,
                                         cards=(card,) + meld.cards, low=meld.low - 1)
@@ -195,8 +201,10 @@ class Play:
         if contract.whole:
             hand = tuple(self.hands[seat])
             places = len(hand) + 1
-            return (whole_shortfall(hand + (top,), contract.sets, contract.runs, places)
-                    < whole_shortfall(hand, contract.sets, contract.runs, places))
+            before = self.whole[seat]
+            if before is None:
+                before = whole_shortfall(hand, contract.sets, contract.runs, places)
+            return whole_shortfall(hand + (top,), contract.sets, contract.runs, places) < before
         short, outs, _, _ = self.plan(seat)
         return short > 0 and top in outs
 
@@ -217,7 +225,10 @@ class Play:
         return found
 
     def fits(self, card: str) -> bool:
-        return any(card in fitting_cards(meld) and fitting_ends(meld, card) for meld in self.table)
+        """R13: whether `card` fits a meld on the table; the cards that do are worked out once a table."""
+        if self.fitting is None:
+            self.fitting = frozenset().union(*(fitting_cards(meld) for meld in self.table))
+        return card in self.fitting
 
     def lay_off_all(self) -> None:
         """R13, R15: every card that fits the table, naturals first, keeping one to discard (R24.10: unless
@@ -229,6 +240,8 @@ class Play:
             for card in sorted(set(hand), key=lambda c: c == JOKER):
                 if len(hand) == 1 and not self.out_by_laying_off:
                     return
+                if not self.fits(card):
+                    continue
                 for at, meld in enumerate(self.table):
                     if card in fitting_cards(meld):
                         ends = fitting_ends(meld, card)
@@ -252,12 +265,11 @@ class Play:
         if self.down[seat]:
             return max(naturals, key=lambda card: (points(card, self.pips), card))
         contract = self.contract
-        if contract.whole:
-            def left(card: str) -> int:
-                i = hand.index(card)
-                rest = tuple(hand[:i] + hand[i + 1:])
-                return whole_shortfall(rest, contract.sets, contract.runs, len(rest) + 1)
-            return min(naturals, key=lambda card: (left(card), -points(card, self.pips), card))
+        if contract.whole:   # R24.6: the dearest card the best melds of every card do not hold
+            short, laid = whole_plan(tuple(hand), contract.sets, contract.runs, len(hand))
+            card = max(naturals, key=lambda card: (card not in laid, points(card, self.pips), card))
+            self.whole[seat] = None if card in laid else short   # the melds lose none of their cards
+            return card
         _, _, kept, core = self.plan(seat)
         spare = [card for card in naturals if card not in core]
         if spare:

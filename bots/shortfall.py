@@ -194,20 +194,29 @@ def whole_shortfall(cards: tuple[str, ...], sets: int, runs: int, places: int) -
     Two runs of one suit are apart, or overlap where the hand holds a second copy, or touch with nine cards
     or more (R12a); an ace is read at either end of its suit, once a copy. Sets take every card of their
     ranks, of ranks the hand holds."""
+    return _whole(tuple(sorted(cards)), sets, runs, places)[0]
+
+
+def whole_plan(cards: tuple[str, ...], sets: int, runs: int, places: int) -> tuple[int, frozenset[str]]:
+    """`whole_shortfall`, and the cards of `cards` its best melds hold: any other is one to shed."""
     return _whole(tuple(sorted(cards)), sets, runs, places)
 
 
+Spans = tuple[tuple[int, int], ...]   # runs of one suit, each its lowest and highest value
+
+
 @lru_cache(maxsize=1 << 16)
-def _whole(cards: tuple[str, ...], sets: int, runs: int, places: int) -> int:
+def _whole(cards: tuple[str, ...], sets: int, runs: int, places: int) -> tuple[int, frozenset[str]]:
     jokers = cards.count(JOKER)
     naturals = [card for card in cards if card != JOKER]
-    best = _NONE
+    best, kept = _NONE, frozenset[str]()
     for chosen in _set_choices(naturals, sets):
         set_places = sum(max(3, n) for n in chosen.values()) + 3 * (sets - len(chosen))
         run_places = places - set_places
         if run_places < 4 * runs:
             continue
         covered = sum(chosen.values())
+        laid = {card for card in naturals if rank(card) in chosen}
         if runs:
             shapes = [[0, 0, 0] for _ in SUITS]   # per suit: values held once, twice, aces held
             for card in naturals:
@@ -221,11 +230,14 @@ def _whole(cards: tuple[str, ...], sets: int, runs: int, places: int) -> int:
                     shape[1] |= bits
                 else:
                     shape[0] |= bits
-            covered += _runs_covered(tuple(tuple(shape) for shape in shapes), runs, run_places)
-        best = max(best, covered)
+            held, spans = _runs_covered(tuple(tuple(shape) for shape in shapes), runs, run_places)
+            covered += held
+            laid.update(card_at(value, SUITS[s]) for s, low, high in spans for value in range(low, high + 1))
+        if covered > best:
+            best, kept = covered, frozenset(card for card in naturals if card in laid)
     if best < 0:
-        return places   # no melds of the contract's shape fit the places: every card is still to come
-    return max(0, places - best - jokers)
+        return places, frozenset()   # no melds of the contract's shape fit the places: every card is to come
+    return max(0, places - best - jokers), kept
 
 
 def _set_choices(naturals: list[str], sets: int) -> list[dict[str, int]]:
@@ -239,70 +251,89 @@ def _set_choices(naturals: list[str], sets: int) -> list[dict[str, int]]:
     return [{r: held[r] for r in chosen} for chosen in combinations(sorted(held), min(sets, len(held)))] or [{}]
 
 
-def _runs_covered(shapes: tuple[tuple[int, ...], ...], runs: int, places: int) -> int:
-    """The most naturals `runs` runs of at most `places` places in all can hold: each suit's own best, per
-    number of runs and places (`_suit_runs`), joined one suit at a time."""
-    joined = [[0] * (places + 1)] + [[_NONE] * (places + 1) for _ in range(runs)]
-    for first, second, aces in shapes:
+Point = tuple[int, int, tuple[tuple[int, int, int], ...]]   # places taken, cards held, the runs (suit, low, high)
+
+
+def _runs_covered(shapes: tuple[tuple[int, ...], ...], runs: int, places: int) -> tuple[int, tuple]:
+    """The most naturals `runs` runs of at most `places` places in all can hold, and those runs (suit, low,
+    high): each suit's own choices (`_suit_runs`: the places each takes and the cards it holds, where holding
+    more takes more places), joined one suit at a time."""
+    nothing: Point = (0, 0, ())
+    joined: list[list[Point]] = [[nothing], *([] for _ in range(runs))]
+    for s, (first, second, aces) in enumerate(shapes):
         if not first and not aces:
             continue   # a suit the hand holds nothing of adds no run worth laying
         table = _suit_runs(first, second, aces, runs, places)
-        merged = [row[:] for row in joined]
+        merged = [list(points) for points in joined]
         for k in range(1, runs + 1):
-            row = merged[k]
             for k2 in range(1, k + 1):
-                left, right = joined[k - k2], table[k2]
-                for used in range(places + 1):
-                    a = left[used]
-                    if a < 0:
-                        continue
-                    for extra in range(4 * k2, places - used + 1):
-                        b = right[extra]
-                        if a + b > row[used + extra]:
-                            row[used + extra] = a + b
-        joined = merged
-    return max(joined[runs])
+                for used, held, laid in joined[k - k2]:
+                    for more, also, spans in table[k2]:
+                        if used + more <= places:
+                            merged[k].append((used + more, held + also,
+                                              laid + tuple((s, low, high) for low, high in spans)))
+        joined = [_frontier(points) for points in merged]
+    if not joined[runs]:
+        return _NONE, ()
+    _, held, laid = max(joined[runs], key=lambda point: point[1])
+    return held, laid
 
 
-def _suit_runs(first: int, second: int, aces: int, runs: int, places: int) -> tuple[tuple[int, ...], ...]:
+def _frontier(points: list) -> list:
+    """The points (places, cards held, ...) that no other holds as many cards with as few places."""
+    kept: list = []
+    for point in sorted(points, key=lambda point: (point[0], -point[1])):
+        if not kept or point[1] > kept[-1][1]:
+            kept.append(point)
+    return kept
+
+
+def _suit_runs(first: int, second: int, aces: int, runs: int, places: int) -> tuple[tuple[tuple[int, int, Spans], ...],
+                                                                                    ...]:
     """For one suit (values held once and twice as bits 2 to 13, aces counted apart): per number of runs up
-    to `runs`, per places up to `places`, the most of its cards runs of at most those places hold (R12a).
-    Worked out for 16 places at least, and remembered: a hand's suits change a card a turn."""
+    to `runs`, each choice of runs worth making, as the places it takes, the cards it holds and its runs
+    (R12a). Worked out for 16 places at least, and remembered: a hand's suits change a card a turn."""
     return _suit_table(first, second, aces, runs, max(places, 16))
 
 
 @lru_cache(maxsize=1 << 14)
-def _suit_table(first: int, second: int, aces: int, runs: int, places: int) -> tuple[tuple[int, ...], ...]:
+def _suit_table(first: int, second: int, aces: int, runs: int,
+                places: int) -> tuple[tuple[tuple[int, int, Spans], ...], ...]:
     held = first | (_ACE if aces else 0)
     cards = first.bit_count() + second.bit_count() + aces
     # A run's ends are cards the hand holds, but for a run of four, which may start anywhere.
     spans = [(low, high, sum(1 << v for v in range(low, high + 1)) & ~_ACE, (low == 1) + (high == 14))
              for low in range(1, 12) for high in range(low + 3, 15)
              if high - low + 1 <= places and (high - low == 3 or held >> low & 1 and held >> high & 1)]
-    table = [[0] * (places + 1)] + [[_NONE] * (places + 1) for _ in range(runs)]
-    # Three runs of one suit are tried only where it holds cards enough for them to be worth it.
-    for count in range(1, min(runs, 3 if cards >= 7 else 2) + 1):
-        row = table[count]
-        for chosen in combinations(spans, count):   # in order of their low ends
-            length = 0
-            union = twice = 0
-            ends = 0
-            last_high = last_length = -1
-            for low, high, bits, at_ace in chosen:
-                if last_high + 1 == low and last_length + high - low + 1 < 9:
-                    break   # R12a: two runs that touch with fewer than nine cards are one run
-                length += high - low + 1
-                twice |= union & bits
-                union |= bits
-                ends += at_ace
-                last_high, last_length = high, high - low + 1
-            else:
-                if length > places:
+    none: Spans = ()
+    best: list[dict[int, tuple[int, Spans]]] = [{0: (0, none)}, *({} for _ in range(runs))]
+
+    def note(count: int, length: int, union: int, twice: int, ends: int, chosen: Spans) -> None:
+        covered = (first & union).bit_count() + (second & twice).bit_count() + min(aces, ends)
+        if covered > best[count].get(length, (-1,))[0]:
+            best[count][length] = (covered, chosen)
+
+    # Two or three runs of one suit are tried only where it holds cards enough for them to be worth it.
+    most = min(runs, 3 if cards >= 9 else 2 if cards >= 5 else 1)
+    for i, (low1, high1, bits1, ends1) in enumerate(spans):
+        length1 = high1 - low1 + 1
+        note(1, length1, bits1, 0, ends1, ((low1, high1),))
+        if most < 2:
+            continue
+        for j in range(i + 1, len(spans)):
+            low2, high2, bits2, ends2 = spans[j]
+            length2 = high2 - low2 + 1
+            if length1 + length2 > places or high1 + 1 == low2 and length1 + length2 < 9:
+                continue   # R12a: two runs that touch with fewer than nine cards are one run
+            union2, twice2 = bits1 | bits2, bits1 & bits2
+            note(2, length1 + length2, union2, twice2, ends1 + ends2, ((low1, high1), (low2, high2)))
+            if most < 3:
+                continue
+            for low3, high3, bits3, ends3 in spans[j + 1:]:
+                length3 = high3 - low3 + 1
+                if length1 + length2 + length3 > places or high2 + 1 == low3 and length2 + length3 < 9:
                     continue
-                covered = (first & union).bit_count() + (second & twice).bit_count() + min(aces, ends)
-                if covered > row[length]:
-                    row[length] = covered
-    for row in table:   # at most so many places: the best of fewer
-        for used in range(1, places + 1):
-            row[used] = max(row[used], row[used - 1])
-    return tuple(tuple(row) for row in table)
+                note(3, length1 + length2 + length3, union2 | bits3, twice2 | (union2 & bits3),
+                     ends1 + ends2 + ends3, ((low1, high1), (low2, high2), (low3, high3)))
+    return tuple(tuple(_frontier([(used, covered, chosen) for used, (covered, chosen) in row.items()]))
+                 for row in best)

@@ -56,7 +56,9 @@ SEND_PATIENCE = 30.0   # seconds a send is tried again while the store does not 
 # One try's wait for the intake's answer, then the same command again under the same key (stored once
 # whatever happens): a lost intake, server or node costs a game at most this long once one is back. The
 # intake answers in milliseconds at the loads docs/scaling.md measures (p99 to the log 0.25 s at 120 games).
-TRY_SECONDS = 1.0
+TRY_SECONDS = 0.5
+# While nobody answers at all (no intake, no server), tries come this often at most: one is back in time.
+RETRY_AT_MOST = 0.25
 
 
 class RecordsRefusal(Exception):
@@ -128,7 +130,7 @@ class GameClient:
             if answer.reason != "unavailable" or time.monotonic() + pause > deadline:
                 raise CommandRefused(answer)
             await asyncio.sleep(pause)
-            pause = min(max(pause * 2, 0.05), 1.0)
+            pause = min(max(pause * 2, 0.05), RETRY_AT_MOST)
 
     async def play(self, follower: "Follower", command: Command | bytes, timeout: float = 30.0,
                    msg_id: str | None = None) -> list:

@@ -157,12 +157,14 @@ def _reads(stream: str) -> list[str]:
 
 def _durable(stream: str, name: str) -> list[str]:
     """A service's own durable consumer on a stream: making it, reading its state, pulling from it,
-    handing its pin over (a pinned group). No role but the operator may delete a consumer, nor
+    handing its pin over (a pinned group), and delivering again what is not acked yet (a reset to the ack
+    floor: services/bus/consumers.py, `reset`). No role but the operator may delete a consumer, nor
     make a durable one of another name."""
     api = "$JS.API"
     return [f"{api}.CONSUMER.CREATE.{stream}.{name}", f"{api}.CONSUMER.CREATE.{stream}.{name}.>",
             f"{api}.CONSUMER.DURABLE.CREATE.{stream}.{name}", f"{api}.CONSUMER.MSG.NEXT.{stream}.{name}",
-            f"{api}.CONSUMER.UNPIN.{stream}.{name}", f"$JS.ACK.{stream}.{name}.>"]
+            f"{api}.CONSUMER.UNPIN.{stream}.{name}", f"{api}.CONSUMER.RESET.{stream}.{name}",
+            f"$JS.ACK.{stream}.{name}.>"]
 
 
 def _kv_writes(bucket: str) -> list[str]:

@@ -127,8 +127,11 @@ def settled(handler: Handler, what: str) -> Handler:
 
 
 # A partition's table gives way this long after it last pulled (the consumer's priority_timeout):
-# the bound on failover, with ack_wait for the commands it held unacked.
-PIN_SECONDS = 3.0
+# the bound on failover. The pinned table's pulls expire three times as often, so that a live one,
+# even idle, pulls again well within it; the table pinned next resets the consumer to its ack
+# floor, so the commands the one before held unacked come at once, not after ack_wait.
+PIN_SECONDS = 0.6
+PINNED_PULL_SECONDS = PIN_SECONDS / 3
 GROUP = "tables"
 PULL_BATCH, PULLS_PINNED = 256, 2
 REBALANCE_SECONDS = 2.0
@@ -190,12 +193,13 @@ class Pulls:
         return await self.nc.subscribe(f"{self.inbox}.*", cb=on_message, pending_msgs_limit=-1,
                                        pending_bytes_limit=-1)
 
-    async def ask(self, batch: int, **request) -> None:
-        """One pull of up to `batch` messages; `request`, the pull request's other fields."""
+    async def ask(self, batch: int, expires: float = PULL_SECONDS, **request) -> None:
+        """One pull of up to `batch` messages, expiring after `expires` seconds; `request`, the pull
+        request's other fields."""
         self.count += 1
         reply = f"{self.inbox}.{self.count}"
-        self.open[reply] = [batch, time.monotonic() + PULL_SECONDS]
-        await self.nc.publish(self.api, json.dumps({"batch": batch, "expires": int(PULL_SECONDS * NANOS),
+        self.open[reply] = [batch, time.monotonic() + expires]
+        await self.nc.publish(self.api, json.dumps({"batch": batch, "expires": int(expires * NANOS),
                                                     **request}).encode(), reply=reply)
 
     def took(self, msg: Msg) -> bool:
@@ -224,6 +228,49 @@ class Pulls:
         self.open.clear()
 
 
+async def reset(nc: Client, stream: str, durable: str) -> bool:
+    """Deliver again at once every message of the consumer not acked yet (a consumer reset to its ack floor,
+    nats-server 2.14+), rather than after ack_wait: a new holder of a pin, or a service started again, takes
+    over what the one before held when it died. Every handler is idempotent, so what comes twice is settled
+    twice and applied once. A reset that fails leaves those messages to ack_wait, as before. Whether it
+    was made."""
+    try:
+        reply = await nc.request(f"$JS.API.CONSUMER.RESET.{stream}.{durable}", b"", timeout=2.0)
+        error = json.loads(reply.data).get("error")
+    except Exception as failure:  # noqa: BLE001 - ack_wait brings them all the same
+        error = repr(failure)
+    if error:
+        log.warning("consumer_reset_failed", stream=stream, durable=durable, error=str(error)[:200])
+    return not error
+
+
+class Echoes:
+    """The deliveries a reset brings a second time, to be skipped: the messages this instance took from its
+    pin's first pulls, before the reset's deliveries began (they start again from the ack floor, so the stream
+    sequence goes back). Each is skipped once; its first copy is being handled, and its ack settles both."""
+
+    def __init__(self) -> None:
+        self.seqs: set[int] = set()
+        self.recording = False
+
+    def reset_at(self, seq: int) -> None:
+        self.seqs, self.recording = {seq}, True
+
+    def forget(self) -> None:
+        self.seqs, self.recording = set(), False
+
+    def echo(self, seq: int) -> bool:
+        """Whether the delivery of stream sequence `seq` is a reset's second copy of one already taken."""
+        if self.recording and seq > max(self.seqs):
+            self.seqs.add(seq)
+            return False
+        self.recording = False
+        if seq in self.seqs:
+            self.seqs.discard(seq)
+            return True
+        return False
+
+
 class Partition:
     """One partition's commands as this instance sees them: pulls outstanding on its consumer, the pin
     the server gave this instance (None while another instance holds it), and its game queues."""
@@ -236,6 +283,7 @@ class Partition:
         self.pulls = Pulls(nc, stream, durable)
         self.resting_until = 0.0            # given away: no pulls until then, so the pin goes elsewhere
         self.sub = None
+        self.echoes = Echoes()
 
     async def start(self) -> None:
         api = f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}"
@@ -255,7 +303,10 @@ class Partition:
             return
         wanted = PULLS_PINNED if self.pin else 1   # a standby keeps one pull waiting for the pin
         while len(self.pulls) < wanted:
-            await self.pulls.ask(PULL_BATCH, group=GROUP, **({"id": self.pin} if self.pin else {}))
+            if self.pin:
+                await self.pulls.ask(PULL_BATCH, PINNED_PULL_SECONDS, group=GROUP, id=self.pin)
+            else:
+                await self.pulls.ask(PULL_BATCH, group=GROUP)
 
     async def _on_message(self, msg: Msg) -> None:
         headers = msg.headers or {}
@@ -264,13 +315,20 @@ class Partition:
                 self.pin = None
             await self.refill()
             return
-        pin = headers.get("Nats-Pin-Id")
+        pin, seq, first = headers.get("Nats-Pin-Id"), msg.metadata.sequence.stream, False
         if pin and pin != self.pin and time.monotonic() >= self.resting_until:  # not a late one of a pin given away
             if self.pin is None:
                 log.info("partition_pinned", stream=self.stream)
             self.pin = pin
+            first = await reset(self.nc, self.stream, self.durable)
+            if first:
+                self.echoes.reset_at(seq)
+            else:
+                self.echoes.forget()
         game = game_of(msg.subject)
-        if not valid_game_key(game) or origin_of(msg.subject) not in ORIGINS:
+        if not first and self.echoes.echo(seq):
+            pass   # taken already, before the reset
+        elif not valid_game_key(game) or origin_of(msg.subject) not in ORIGINS:
             await drop(msg, "command", "the subject names no valid game and origin")
         elif partition_of(game, self.partitions) != self.index:
             # Published straight into a partition that is not the game's: never applied.
@@ -432,6 +490,7 @@ class PulledConsumer:
 
     async def start(self) -> None:
         await self._ensure()
+        await reset(self.nc, self.stream, self.durable)   # what this service held when it died, at once
         self.sub = await self.pulls.listen(self._on_message)
         self.ticker = asyncio.create_task(self._tick())
         await self.refill()
@@ -439,8 +498,10 @@ class PulledConsumer:
 
     async def pull_again(self) -> None:
         """The connection came back: the server it reaches holds none of the pulls made before, so they are
-        made again now, not once they would have expired (a game's views waited seconds after a restart)."""
+        made again now, not once they would have expired (a game's views waited seconds after a restart); and
+        what was delivered before and not acked comes again now, not after ack_wait (`reset`)."""
         self.pulls.clear()
+        await reset(self.nc, self.stream, self.durable)
         await self.refill()
 
     async def _ensure(self) -> None:

@@ -33,6 +33,7 @@ import time
 from collections import defaultdict
 
 import msgspec
+import nats.errors
 import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -308,8 +309,19 @@ class TableService:
             msgspec.structs.replace(request, game_id=logged.game, log_seq=logged.last_seq)))
 
     async def _ask_dealer(self, request: ReshuffleRequest) -> Reshuffle:
-        """R16: the dealer service's order for the reshuffle a draw waits for."""
-        reply = await self.nc.request(RESHUFFLE, encode(request), timeout=self.dealer_timeout)
+        """R16: the dealer service's order for the reshuffle a draw waits for. The order is the seed's, whoever
+        answers, so a try a dealer did not answer (killed as it read it, say) is made again after DEALER_TRY
+        seconds, to whichever dealer is there, until `dealer_timeout` has passed."""
+        deadline_at = time.monotonic() + self.dealer_timeout
+        while True:
+            left = deadline_at - time.monotonic()
+            try:
+                reply = await self.nc.request(RESHUFFLE, encode(request), timeout=max(min(DEALER_TRY, left), 0.01))
+                break
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
+                if time.monotonic() + 0.05 >= deadline_at:
+                    raise
+                await asyncio.sleep(0.05)
         answer = msgspec.json.decode(reply.data, type=Reshuffle | ReshuffleRefused)
         if isinstance(answer, ReshuffleRefused):
             raise DealerRefused(f"game {request.game_id}: the dealer refused reshuffle {request.reshuffle}: "
@@ -336,6 +348,10 @@ def provenance(game: str, partition: int, origin: str, headers: dict[str, str] |
     if any(name.startswith("Nats-Schedule") for name in headers):
         return "a message schedule is not a command"
     return ""
+
+
+# One try of a reshuffle's request to the dealer: a dealer answers in milliseconds.
+DEALER_TRY = 0.5
 
 
 class DealerRefused(LogConflict):

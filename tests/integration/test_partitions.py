@@ -22,10 +22,12 @@ from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import EMBEDDED_PARTITIONS
 from zioncheck.services.bus.topology import (
     PartitionMismatch,
+    commands_stream,
     game_of,
     layout,
     partition_in,
     partition_of,
+    stored_command_subject,
 )
 from zioncheck.services.wiring import Services
 
@@ -240,3 +242,58 @@ async def test_a_client_of_the_intake_needs_no_partition(nats_server, services):
     finally:
         await operator.close()
         await platform.close()
+
+
+class Taken:
+    """A partition's game queues that only keep what is delivered, acking nothing: a table that dies with it."""
+
+    def __init__(self):
+        self.messages: list = []
+
+    def take(self, messages: list) -> None:
+        self.messages += messages
+
+    async def stop(self) -> None:
+        pass
+
+
+async def test_the_table_pinned_next_takes_at_once_the_commands_a_dead_one_held_unacked(nats_server, client):
+    """A table that dies between taking a command and acking it leaves the command to the consumer's ack_wait.
+    The table pinned next resets the consumer to its ack floor, so the command comes to it at once: here with an
+    ack_wait of 30 s, it comes as a first delivery (a reset's), never as the redelivery ack_wait would make."""
+    intake = await Services().start(["intake"], nats_server.access)   # the streams made too
+    where = await layout(client.js)
+    games = [new_game() for _ in range(200)]
+    first, second = [game for game in games if where.of(game) == 0][:2]
+    config = consumers.pinned_consumer_config("zc-tables", stored_command_subject(0, "*", "*")) | {
+        "ack_wait": 30 * consumers.NANOS}
+    assert await consumers.create_consumer(client.nc, commands_stream(0), config) is None
+    dead, alive = await connect(nats_server.access, "table"), await connect(nats_server.access, "table")
+    held, taken = Taken(), Taken()
+    try:
+        await client.send(first, StartGame(game_id=first, players=2))
+        dying = consumers.Partition(dead, commands_stream(0), stored_command_subject(0, "*", "*"), "zc-tables",
+                                    held, 0, where.partitions)   # type: ignore[arg-type]
+        await dying.start()
+        await wait_for(lambda: held.messages)
+        await dead.close()   # dies holding the command, never acked
+
+        standby = consumers.Partition(alive, commands_stream(0), stored_command_subject(0, "*", "*"), "zc-tables",
+                                      taken, 0, where.partitions)   # type: ignore[arg-type]
+        await standby.start()
+        await client.send(second, StartGame(game_id=second, players=2))   # the server pins the standby with it
+        await wait_for(lambda: any(game_of(m.subject) == first for m in taken.messages))
+        again = next(m for m in taken.messages if game_of(m.subject) == first)
+        assert again.metadata.sequence.stream == held.messages[0].metadata.sequence.stream
+        assert again.metadata.num_delivered == 1, "delivered again by the reset, not by ack_wait"
+        await standby.stop()
+    finally:
+        await intake.stop()
+        await alive.close()
+
+
+async def wait_for(condition, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "not within the time given"
+        await asyncio.sleep(0.05)

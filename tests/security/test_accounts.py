@@ -181,7 +181,7 @@ def _targets(streams: dict, games: dict, tenant: str, others_inbox: str) -> list
         api += [f"$JS.API.STREAM.{verb}.{name}" for verb in ("DELETE", "PURGE", "UPDATE", "INFO")]
         api += [f"$JS.API.CONSUMER.CREATE.{name}", f"$JS.API.CONSUMER.DURABLE.CREATE.{name}.evil"]
         api += [f"$JS.API.CONSUMER.DELETE.{name}.{consumer}" for consumer in consumers]
-        api += [f"$JS.API.CONSUMER.UNPIN.{name}.{consumer}" for consumer in consumers]
+        api += [f"$JS.API.CONSUMER.{verb}.{name}.{consumer}" for consumer in consumers for verb in ("UNPIN", "RESET")]
     stored = []
     for game in games.values():
         t, _, g = game.partition("=") if "=" in game else ("platform", "", game)

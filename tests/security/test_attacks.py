@@ -296,7 +296,8 @@ async def test_no_service_or_client_changes_or_removes_a_stream(nats_server, ser
     attacker = await login(user)
     where = await layout(attacker.js) if user != "platform" and user != "spectator" else None
     partitions = where.partitions if where else 2
-    calls = ["STREAM.CREATE.EVIL", "CONSUMER.UNPIN.ZC_COMMANDS_0.zc-tables"] * (user != "table")
+    calls = ["STREAM.CREATE.EVIL", "CONSUMER.UNPIN.ZC_COMMANDS_0.zc-tables",
+             "CONSUMER.RESET.ZC_COMMANDS_0.zc-tables"] * (user != "table")
     for p in range(partitions):
         calls += [f"STREAM.UPDATE.{log_stream(p)}", f"STREAM.DELETE.{log_stream(p)}",
                   f"STREAM.PURGE.{commands_stream(p)}", f"CONSUMER.DELETE.{commands_stream(p)}.zc-tables"]
