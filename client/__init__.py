@@ -28,7 +28,7 @@ from zioncheck.contracts.intake import KEY_HEADER, Refused, Taken, decode_reply
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.contracts.scores import Standings
 from zioncheck.domain import GameState, fold
-from zioncheck.services.bus.access import Access, connect
+from zioncheck.services.bus.access import Access, connect, when_reconnected
 from zioncheck.services.bus.log_store import last_message, read_batches
 from zioncheck.services.bus.publish import publish_stored, request
 from zioncheck.services.bus.topology import (
@@ -53,6 +53,7 @@ from zioncheck.services.observability import skipped
 
 RECHECK = 5.0   # seconds a wait goes before asking the stream whether a batch was missed
 SEND_PATIENCE = 30.0   # seconds a send is tried again while the store does not answer
+LOOK_AGAIN = 0.25      # seconds between looks at the stream once the connection is back, until one is answered
 # One try's wait for the intake's answer, then the same command again under the same key (stored once
 # whatever happens): a lost intake, server or node costs a game at most this long once one is back. The
 # intake answers in milliseconds at the loads docs/scaling.md measures (p99 to the log 0.25 s at 120 games).
@@ -93,6 +94,14 @@ class GameClient:
         self.js: JetStreamContext = nc.jetstream()
         # this client's idempotency keys: its own prefix, then a count (the intake scopes a key to its game)
         self._key_prefix, self._keys_made = f"k{secrets.token_hex(6)}-", itertools.count(1)
+        self.followers: set[Follower] = set()   # what the live batches lost with a connection are looked for
+        when_reconnected(nc, self._reconnected)
+
+    async def _reconnected(self) -> None:
+        """The connection is back: the batches republished while it was away never came, so each follower
+        looks for them now rather than after a quiet RECHECK."""
+        for follower in list(self.followers):
+            follower.look_now()
 
     @classmethod
     async def connect(cls, access: Access, user: str) -> "GameClient":
@@ -220,9 +229,12 @@ class Follower:
         self._reading = False
         self._subs = []
         self._js: JetStreamContext | None = None
+        self._client: GameClient | None = None
+        self._look_soon = False   # the connection came back: look at the stream until a look is answered
 
     async def start(self, client: GameClient) -> None:
-        self._js = client.js
+        self._js, self._client = client.js, client
+        client.followers.add(self)
         self._subs.append(await client.nc.subscribe(live_subject(self.game), cb=self._on_batch))
         self._subs.append(await client.nc.subscribe(rejected_subject(self.game), cb=self._on_rejected))
         await self._read_back()
@@ -292,7 +304,8 @@ class Follower:
         deadline = None if timeout is None else time.monotonic() + timeout
         loop = asyncio.get_running_loop()
         while not (value := predicate(self)):
-            left = RECHECK if deadline is None else min(RECHECK, deadline - time.monotonic())
+            pause = LOOK_AGAIN if self._look_soon else RECHECK
+            left = pause if deadline is None else min(pause, deadline - time.monotonic())
             if left <= 0:
                 raise TimeoutError
             # One future a wait, woken by the next outcome or by its timer: the cheapest wait asyncio
@@ -310,9 +323,19 @@ class Follower:
             try:
                 if await self._behind():  # a batch dropped on the way, with none after it to show the gap
                     await self._read_back()
+                self._look_soon = False
             except nats.errors.Error:  # no answer this time (a cluster electing a leader): ask again next time
                 pass
         return value
+
+    def look_now(self) -> None:
+        """The connection came back: whatever was republished meanwhile is lost, so each wait looks at the
+        stream now, and again every LOOK_AGAIN seconds until a look is answered (a server just back may not
+        serve its streams yet)."""
+        self._look_soon = True
+        waiting, self._waiting = self._waiting, []
+        for woken in waiting:
+            _set_once(woken, False)
 
     async def outcome(self, cause: int, timeout: float = 30.0) -> list:
         """The events the command with this sequence produced (one Rejected when refused)."""
@@ -324,6 +347,8 @@ class Follower:
         await self.wait_until(lambda f: len(f.batches) > seen, timeout)
 
     async def stop(self) -> None:
+        if self._client is not None:
+            self._client.followers.discard(self)
         for sub in self._subs:
             await sub.unsubscribe()
 

@@ -188,7 +188,7 @@ async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> 
                                                              deliver_policy="by_start_sequence", opt_start_seq=start):
                         raise MigrationRefused(f"consumer {takes.group} on {stream}: {error}")
                     continue
-                base = consumer_config()
+                base = consumer_config(ack_wait=takes.ack_wait)
                 await js.add_consumer(stream, ConsumerConfig(
                     durable_name=takes.group, filter_subject=takes.subject(p), ack_policy=AckPolicy.EXPLICIT,
                     ack_wait=base.ack_wait, max_ack_pending=base.max_ack_pending, max_deliver=base.max_deliver,

@@ -27,8 +27,9 @@ from zioncheck.contracts.log import decode_batch, encode
 from zioncheck.services import observability as metrics
 from zioncheck.services.archiver import service as archiver
 from zioncheck.services.bots.service import BOT_GAMES, BotsService
-from zioncheck.services.bus.access import Access, connect
+from zioncheck.services.bus.access import Access, connect, fail_when_lost
 from zioncheck.services.bus.consumers import (
+    ACK_WAIT,
     MAX_DELIVER,
     PinnedConsumer,
     PulledConsumer,
@@ -63,6 +64,11 @@ from zioncheck.services.table.service import TableService
 log = structlog.get_logger("services")
 
 
+# The dealer's work on a hand's end is a few milliseconds: what a dealer killed with it in hand held comes to
+# the other in half a second, not the 2 s every other consumer waits (a play's standstill, bench chaos).
+DEALER_ACK_WAIT = 0.5
+
+
 @dataclass(frozen=True)
 class Takes:
     """One thing a service takes in. `log`: batches of the game log, decoded (in each partition a durable
@@ -73,7 +79,8 @@ class Takes:
     stream); `commands`: each partition's commands stream (a pull consumer whose priority group pins
     one table instance at a time); `requests`: core NATS requests answered by one instance of a queue
     group. `subject` and `stream` name partition p's. A message of a durable consumer is given up after
-    `max_deliver` deliveries (-1: never)."""
+    `max_deliver` deliveries (-1: never), and comes again `ack_wait` seconds after a delivery not settled:
+    to another instance, when the one it went to died."""
     kind: Literal["log", "stored", "commands", "requests"]
     subject: Callable[[int], str]
     group: str            # the durable consumer or queue group every instance shares
@@ -82,6 +89,7 @@ class Takes:
     max_deliver: int = MAX_DELIVER
     together: bool = False
     linger: float = 0.0
+    ack_wait: float = ACK_WAIT
 
 
 def _all_commands(p: int) -> str:
@@ -125,7 +133,8 @@ SPECS = (
                  metrics.JUNK)),
     ServiceSpec("dealer", "deals each hand from a secret seed, reveals it after the hand, answers reshuffles",
                 lambda nc, js: DealerService(js),
-                (Takes("log", hand_boundaries, "zc-dealer", log_stream),
+                # a hand's end held by a dealer that died comes to another within DEALER_ACK_WAIT
+                (Takes("log", hand_boundaries, "zc-dealer", log_stream, ack_wait=DEALER_ACK_WAIT),
                  Takes("requests", _literal(RESHUFFLE), "zc-dealer")),
                 (metrics.DEALS, metrics.RESHUFFLES, metrics.SEEDS_REVEALED, metrics.REFUSED_ASKS, metrics.JUNK)),
     ServiceSpec("scoring", "folds hand ends into per-hand scores and standings",
@@ -198,7 +207,7 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
 
         for p in range(partitions):
             @broker.subscriber(**subscriber(takes.group, takes.subject(p), (takes.stream or log_stream)(p), inbox,
-                                            workers=takes.workers))
+                                            workers=takes.workers, ack_wait=takes.ack_wait))
             async def on_log(raw) -> None:
                 await settle(raw, fold(raw), "log")
         return None
@@ -250,6 +259,7 @@ class Services:
             await broker.connect()
             connection = broker.config.connection_state
             write_together(connection.connection)
+            fail_when_lost(connection.connection)
             built.append(spec.build(connection.connection, connection.stream, *([settings] * spec.configured)))
             await broker.start()
             self.brokers.append(broker)

@@ -36,6 +36,7 @@ from zioncheck.contracts.views import SeatView, decode_seat_view
 from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bots.views import SeatViews, play_views
 from zioncheck.services.bus import tasks
+from zioncheck.services.bus.access import when_reconnected
 from zioncheck.services.bus.log_store import subject_counts
 from zioncheck.services.bus.topology import (
     BOT_VIEWS,
@@ -73,6 +74,25 @@ class BotsService:
         self._sub = await self.client.nc.subscribe(view_live_subject(BOT_VIEWS), cb=self._on_view)
         await self.resume()
         self._tasks.append(asyncio.create_task(self._rescan_every()))
+        when_reconnected(self.client.nc, self._reconnected)
+
+    async def _reconnected(self) -> None:
+        """The connection is back: the views republished while it was away never came. Each game played here
+        reads its stored views now, and games started meanwhile are looked for."""
+        for table in self.tables.values():
+            table.look_now()
+        self._tasks = [task for task in self._tasks if not task.done()]
+        self._tasks.append(asyncio.create_task(self._resume_soon()))
+
+    async def _resume_soon(self) -> None:
+        """Take up the games started while the connection was away, once the server serves its streams."""
+        for _ in range(20):
+            try:
+                await self.resume()
+                return
+            except Exception as error:  # noqa: BLE001 - a server just back may not serve its streams yet
+                log.info("resume_failed", error=str(error)[:200])
+                await asyncio.sleep(RETRY_MOST)
 
     async def stop(self) -> None:
         if self._sub is not None:

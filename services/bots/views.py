@@ -90,6 +90,13 @@ class SeatViews:
                     continue
                 self.offer(view)
 
+    def look_now(self) -> None:
+        """The connection came back: the views republished meanwhile are lost, so each wait reads the stored
+        ones now (a read the server does not answer yet is tried again, as every failed read is)."""
+        waiting, self._waiting = self._waiting, []
+        for woken in waiting:
+            _set_once(woken, False)
+
     async def wait(self, ready: Callable[[], T | None], patience: float | None = None) -> T:
         """Wait until `ready()` gives something, and return it; TimeoutError after `patience` seconds (None:
         for ever). A wait that hears nothing new reads the stored views again: soon while a seat's view lags

@@ -625,20 +625,25 @@ async def _told(error: Exception) -> None:
 
 async def connect(access: Access, user: str, **options) -> Client:
     """A NATS connection logged in as `user`, writing what a turn publishes at once (write_together), whose
-    requests waiting for an answer fail at once when the connection is lost (fail_pending), so a sender
+    requests waiting for an answer fail at once when the connection is lost (fail_when_lost), so a sender
     sends again as soon as the server is back rather than at its timeout."""
-    told = options.pop("disconnected_cb", None)
-    made: list[Client] = []
-
-    async def lost() -> None:
-        if made:
-            fail_pending(made[0])
-        if told is not None:
-            await told()
-    nc = await nats.connect(**(access.connect_options(user) | options | {"disconnected_cb": lost}))
-    made.append(nc)
+    nc = await nats.connect(**(access.connect_options(user) | options))
+    fail_when_lost(nc)
     write_together(nc)
     return nc
+
+
+def fail_when_lost(nc: Client) -> None:
+    """Each time the connection is lost, fail its requests waiting for an answer at once (fail_pending),
+    before what was asked for at connect: nats-py lets them wait out their timeouts. The services'
+    connections (FastStream's) and the clients' alike."""
+    told = nc._disconnected_cb   # nats-py keeps the callback given at connect here
+
+    async def lost() -> None:
+        fail_pending(nc)
+        if told is not None:
+            await told()
+    nc._disconnected_cb = lost
 
 
 def server_id(nc: Client) -> str | None:

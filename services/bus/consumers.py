@@ -49,10 +49,14 @@ PULL_SECONDS = 2.0
 MAX_DELIVER = 20
 
 
-def consumer_config(max_deliver: int = MAX_DELIVER) -> ConsumerConfig:
+ACK_WAIT = 2.0
+PULL_BATCH_SHORT = 8   # a consumer with a shorter ack_wait asks for fewer at once: none waits out its ack_wait in hand
+
+
+def consumer_config(max_deliver: int = MAX_DELIVER, ack_wait: float = ACK_WAIT) -> ConsumerConfig:
     """A new one each time: nats-py fills in the config it is given when it creates a consumer. A
     `max_deliver` of -1 delivers a message until it is acked (the archiver's: no game's end is given up)."""
-    return ConsumerConfig(ack_wait=2, max_ack_pending=4096, max_deliver=max_deliver)
+    return ConsumerConfig(ack_wait=ack_wait, max_ack_pending=4096, max_deliver=max_deliver)
 
 
 async def raw_message(message: StreamMessage) -> Msg:
@@ -62,13 +66,14 @@ async def raw_message(message: StreamMessage) -> Msg:
 
 
 def subscriber(durable: str, subject: str, stream: str, inbox: str, workers: int = 1,
-               max_deliver: int = MAX_DELIVER) -> dict:
+               max_deliver: int = MAX_DELIVER, ack_wait: float = ACK_WAIT) -> dict:
     """A FastStream pull subscriber's options; the handler settles each message itself. Its pulls
     are answered on `inbox`, the connection's own inbox prefix (no other login may read there)."""
+    batch = 64 if ack_wait >= ACK_WAIT else PULL_BATCH_SHORT
     return dict(subject=subject, stream=JStream(stream, declare=False), durable=durable,
                 inbox_prefix=f"{inbox}.".encode(),
-                pull_sub=PullSub(batch_size=64, timeout=PULL_SECONDS), ack_policy=AckPolicy.MANUAL,
-                max_workers=workers, decoder=raw_message, config=consumer_config(max_deliver))
+                pull_sub=PullSub(batch_size=batch, timeout=PULL_SECONDS), ack_policy=AckPolicy.MANUAL,
+                max_workers=workers, decoder=raw_message, config=consumer_config(max_deliver, ack_wait))
 
 
 class Again(Exception):
@@ -129,9 +134,12 @@ def settled(handler: Handler, what: str) -> Handler:
 # A partition's table gives way this long after it last pulled (the consumer's priority_timeout):
 # the bound on failover. The pinned table's pulls expire three times as often, so that a live one,
 # even idle, pulls again well within it; the table pinned next resets the consumer to its ack
-# floor, so the commands the one before held unacked come at once, not after ack_wait.
+# floor, so the commands the one before held unacked come at once, not after ack_wait. A table
+# waiting for the pin looks every WATCH_SECONDS whether commands are held with no pin at all (their
+# holder died, and no new command came to move the pin), and resets the consumer then.
 PIN_SECONDS = 0.6
 PINNED_PULL_SECONDS = PIN_SECONDS / 3
+WATCH_SECONDS = PIN_SECONDS / 2
 GROUP = "tables"
 PULL_BATCH, PULLS_PINNED = 256, 2
 REBALANCE_SECONDS = 2.0
@@ -244,6 +252,23 @@ async def reset(nc: Client, stream: str, durable: str) -> bool:
     return not error
 
 
+SERVING_TRIES, SERVING_PAUSE = 100, 0.1
+
+
+async def until_serving(nc: Client, stream: str, durable: str) -> None:
+    """Wait until the server answers for the consumer, at most SERVING_TRIES looks SERVING_PAUSE apart: a server
+    just back serves its streams a moment after it takes connections, and a pull made before then is lost
+    without a word (it would be made again only once past its expiry)."""
+    for _ in range(SERVING_TRIES):
+        try:
+            reply = await nc.request(f"$JS.API.CONSUMER.INFO.{stream}.{durable}", b"", timeout=0.5)
+            if (json.loads(reply.data).get("error") or {}).get("code") != 503:
+                return
+        except Exception:  # noqa: BLE001 - no responders, a timeout: not serving yet
+            pass
+        await asyncio.sleep(SERVING_PAUSE)
+
+
 class Echoes:
     """The deliveries a reset brings a second time, to be skipped: the messages this instance took from its
     pin's first pulls, before the reset's deliveries began (they start again from the ack floor, so the stream
@@ -284,6 +309,7 @@ class Partition:
         self.resting_until = 0.0            # given away: no pulls until then, so the pin goes elsewhere
         self.sub = None
         self.echoes = Echoes()
+        self.watcher: asyncio.Task | None = None
 
     async def start(self) -> None:
         api = f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}"
@@ -294,6 +320,29 @@ class Partition:
                 raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
         self.sub = await self.pulls.listen(self._on_message)
         await self.refill()
+        self.watcher = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        """Pulls lost with a reconnect are made again. While another instance holds the pin, or none does:
+        commands delivered and not acked with no pin held were taken by an instance that died, and the
+        server let its pin go; on a quiet partition no new command comes to pin this one. The consumer is
+        reset then, so they come now, not after ack_wait."""
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            with contextlib.suppress(Exception):   # pulls lost with a reconnect: made again now
+                await self.forget_lost_pulls()
+            if self.pin is None and self.sub is not None and time.monotonic() >= self.resting_until:
+                with contextlib.suppress(Exception):   # a missed look is taken again next time
+                    if await self.orphaned():
+                        log.info("partition_commands_orphaned", stream=self.stream)
+                        await reset(self.nc, self.stream, self.durable)
+
+    async def orphaned(self) -> bool:
+        """Whether some commands are delivered and not acked while no instance holds the pin."""
+        reply = await self.nc.request(f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}", b"", timeout=2.0)
+        info = json.loads(reply.data)
+        pinned = any(group.get("pinned_client_id") for group in info.get("priority_groups") or [])
+        return info.get("num_ack_pending", 0) > 0 and not pinned
 
     def held(self) -> bool:
         return self.pin is not None
@@ -363,6 +412,7 @@ class Partition:
             return None
 
     async def stop(self) -> None:
+        await tasks.stop([self.watcher])
         if self.sub is not None:
             with contextlib.suppress(ConnectionClosedError):
                 await self.sub.unsubscribe()
@@ -392,6 +442,7 @@ class PinnedConsumer:
         self.nc = nc
         self.here = None
         self.balancer: asyncio.Task | None = None
+        self.again: asyncio.Task | None = None
 
     async def start(self) -> None:
         self.here = await self.nc.subscribe(TABLES_HERE, cb=self._answer)
@@ -404,8 +455,12 @@ class PinnedConsumer:
 
     async def pull_again(self) -> None:
         """The connection came back: the server it reaches holds none of the pulls made before, so they
-        are made again now, not once they would have expired."""
+        are made again as soon as it serves the consumers, not once they would have expired."""
+        self.again = asyncio.create_task(self._pull_again())
+
+    async def _pull_again(self) -> None:
         for partition in self.partitions:
+            await until_serving(self.nc, partition.stream, partition.durable)
             partition.pulls.clear()
             await partition.refill()
 
@@ -455,7 +510,7 @@ class PinnedConsumer:
                 await partition.give_away()
 
     async def stop(self) -> None:
-        await tasks.stop([self.balancer])
+        await tasks.stop([self.balancer, self.again])
         if self.here is not None:
             with contextlib.suppress(ConnectionClosedError):
                 await self.here.unsubscribe()
@@ -486,7 +541,8 @@ class PulledConsumer:
         self.sub = None
         self.ticker: asyncio.Task | None = None
         self.refilling: asyncio.Task | None = None
-        self.again = False                  # settled since the last refill began: room to ask for more
+        self.again: asyncio.Task | None = None   # pulling again once the connection is back
+        self.settled = False                # settled since the last refill began: room to ask for more
 
     async def start(self) -> None:
         await self._ensure()
@@ -498,8 +554,13 @@ class PulledConsumer:
 
     async def pull_again(self) -> None:
         """The connection came back: the server it reaches holds none of the pulls made before, so they are
-        made again now, not once they would have expired (a game's views waited seconds after a restart); and
-        what was delivered before and not acked comes again now, not after ack_wait (`reset`)."""
+        made again as soon as it serves the consumer, not once they would have expired (a game's views waited
+        seconds after a restart); and what was delivered before and not acked comes again then, not after
+        ack_wait (`reset`)."""
+        self.again = asyncio.create_task(self._pull_again())
+
+    async def _pull_again(self) -> None:
+        await until_serving(self.nc, self.stream, self.durable)
         self.pulls.clear()
         await reset(self.nc, self.stream, self.durable)
         await self.refill()
@@ -532,14 +593,14 @@ class PulledConsumer:
     def _done(self, settled: int) -> None:
         self.held -= settled
         if settled:
-            self.again = True
+            self.settled = True
             if self.refilling is None or self.refilling.done():
                 self.refilling = asyncio.create_task(self._refill_again())
 
     async def _refill_again(self) -> None:
         """Refill until no message has been settled since the last refill began."""
-        while self.again:
-            self.again = False
+        while self.settled:
+            self.settled = False
             await self.refill()
 
     async def _tick(self) -> None:
@@ -555,7 +616,7 @@ class PulledConsumer:
                 log.warning("pull_failed", stream=self.stream, error=repr(error)[:200])
 
     async def stop(self) -> None:
-        await tasks.stop([self.ticker, self.refilling])
+        await tasks.stop([self.ticker, self.refilling, self.again])
         if self.sub is not None:
             with contextlib.suppress(ConnectionClosedError):
                 await self.sub.unsubscribe()

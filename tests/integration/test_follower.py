@@ -1,4 +1,6 @@
 """A follower gets every batch, in order, even when core NATS drops some on the way."""
+import asyncio
+
 import pytest
 from nats.js.errors import BadRequestError
 
@@ -68,3 +70,16 @@ async def test_an_append_the_log_refuses_never_reaches_a_follower(services, clie
     [drawn] = await follower.outcome(seq, timeout=10)
     assert isinstance(drawn, StockDrawn) and drawn.seat == 0
     assert all(batch.cause != 999_999 for batch in follower.batches)
+
+
+async def test_a_batch_lost_while_the_connection_was_away_is_read_as_soon_as_it_is_back(services, client):
+    """What the server republished while a connection was away never comes; once it is back (here, told so as
+    nats-py tells a connection) each follower looks at the stream at once, not after a quiet RECHECK."""
+    follower = await stacked_game(client, 2, HANDS, STOCK)
+    dropped = await deaf_while(client, follower, lambda: client.send(follower.game, DrawStock(seat=0)))
+    waiting = asyncio.ensure_future(follower.outcome(dropped, timeout=client_module.RECHECK / 2))
+    await asyncio.sleep(0.3)
+    assert not waiting.done()
+    await client.nc._reconnected_cb()   # what nats-py awaits when the connection is back
+    [drawn] = await waiting
+    assert isinstance(drawn, StockDrawn)

@@ -292,6 +292,40 @@ async def test_the_table_pinned_next_takes_at_once_the_commands_a_dead_one_held_
         await alive.close()
 
 
+async def test_on_a_quiet_partition_the_waiting_table_takes_the_commands_a_dead_one_held(nats_server, client):
+    """The dead table's command is the partition's last: no new one comes to pin the waiting table. Its watch sees
+    a command held with no pin held, and resets the consumer: the command comes within a second or two, not after
+    the 30 s ack_wait."""
+    intake = await Services().start(["intake"], nats_server.access)
+    where = await layout(client.js)
+    game = next(game for game in (new_game() for _ in range(200)) if where.of(game) == 0)
+    config = consumers.pinned_consumer_config("zc-tables", stored_command_subject(0, "*", "*")) | {
+        "ack_wait": 30 * consumers.NANOS}
+    assert await consumers.create_consumer(client.nc, commands_stream(0), config) is None
+    dead, alive = await connect(nats_server.access, "table"), await connect(nats_server.access, "table")
+    held, taken = Taken(), Taken()
+    standby = consumers.Partition(alive, commands_stream(0), stored_command_subject(0, "*", "*"), "zc-tables",
+                                  taken, 0, where.partitions)   # type: ignore[arg-type]
+    try:
+        dying = consumers.Partition(dead, commands_stream(0), stored_command_subject(0, "*", "*"), "zc-tables",
+                                    held, 0, where.partitions)   # type: ignore[arg-type]
+        await dying.start()
+        await client.send(game, StartGame(game_id=game, players=2))
+        await wait_for(lambda: held.messages)
+        await standby.start()
+        await asyncio.sleep(2 * consumers.PIN_SECONDS)
+        assert not taken.messages, "the pinned table holds the partition while it lives"
+        died = time.monotonic()
+        await dead.close()   # dies holding the command, never acked; nothing else comes
+        await wait_for(lambda: taken.messages, timeout=10.0)
+        assert time.monotonic() - died < 3 * consumers.PIN_SECONDS + 2 * consumers.WATCH_SECONDS
+        assert taken.messages[0].metadata.sequence.stream == held.messages[0].metadata.sequence.stream
+    finally:
+        await standby.stop()
+        await intake.stop()
+        await alive.close()
+
+
 async def wait_for(condition, timeout: float = 15.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

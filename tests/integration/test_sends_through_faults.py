@@ -35,6 +35,23 @@ async def test_a_request_waiting_when_the_connection_is_lost_fails_at_once_not_a
         server.stop()
 
 
+async def test_a_services_request_waiting_when_the_connection_is_lost_fails_at_once_too(nats_server):
+    """The services' connections are FastStream's, made apart from `connect`: theirs fail their waiting requests
+    at once as well (a projector's view writes waited out their timeout after a server's kill, and its games with
+    them). Here a request of the projector's waits, and its connection is told it is lost, as nats-py tells it."""
+    services = await Services().start(["projector"], nats_server.access)
+    try:
+        nc = services.brokers[0].config.connection_state.connection
+        waiting = asyncio.get_running_loop().create_future()
+        nc._resp_map["waiting"] = waiting
+        await nc._disconnected_cb()   # what nats-py awaits when the connection is lost
+        with pytest.raises(ConnectionLost):
+            await waiting
+    finally:
+        services.brokers[0].config.connection_state.connection._resp_map.pop("waiting", None)
+        await services.stop()
+
+
 async def test_a_command_sent_while_the_server_is_down_is_stored_once_when_it_is_back(tmp_path):
     store, credentials = tmp_path / "jetstream", tmp_path / "credentials"
     server = NatsServer(store, credentials=credentials)
