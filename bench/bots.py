@@ -18,6 +18,7 @@ bench's:
 
     python -m bench bots
 """
+import sys
 import time
 from multiprocessing import Pool
 
@@ -36,6 +37,7 @@ FINISHED_TARGET = 0.90                 # last hands someone goes out of
 EXPERT_TARGET = 0.55                   # the expert's share of games against the strong bot
 P99_TARGET, EXPERT_P99_TARGET = 0.100, 1.0   # CPU seconds a decision may take, at p99
 WORKERS = 2
+PROGRESS = 200   # games between two progress lines
 LAST: list[str] = []   # printed after the table
 
 
@@ -112,9 +114,13 @@ def run(four: int = FOUR_SEATS, two: int = TWO_SEATS, expert: int = EXPERT_GAMES
     won = dict.fromkeys(batches, 0)
     finished = dict.fromkeys(batches, 0)
     seconds = dict.fromkeys(batches, 0.0)
+    started = time.monotonic()
     with Pool(WORKERS, initializer=clear_memory) as pool:
-        for key, (names, winners, ended, spent, cpu) in zip((key for key, _ in games),
-                                                            pool.imap(play, [game for _, game in games]), strict=True):
+        for done, (key, (names, winners, ended, spent, cpu)) in enumerate(zip(
+                (key for key, _ in games), pool.imap(play, [game for _, game in games]), strict=True), start=1):
+            if done % PROGRESS == 0 or done == len(games):
+                print(f"bots: {done:,} of {len(games):,} games played, {time.monotonic() - started:.0f} s "
+                      f"({key[0]} {key[1]})", file=sys.stderr, flush=True)
             subject = "expert" if key[0] == "expert" else "strong"
             won[key] += any(names[seat] == subject for seat in winners)
             finished[key] += ended

@@ -257,8 +257,8 @@ SERVING_TRIES, SERVING_PAUSE = 100, 0.1
 
 async def until_serving(nc: Client, stream: str, durable: str) -> None:
     """Wait until the server answers for the consumer, at most SERVING_TRIES looks SERVING_PAUSE apart: a server
-    just back serves its streams a moment after it takes connections, and a pull made before then is lost
-    without a word (it would be made again only once past its expiry)."""
+    just back may not serve the stream yet (on a cluster, until its leader is elected), and a pull made before
+    then is lost without a word (it would be made again only once past its expiry)."""
     for _ in range(SERVING_TRIES):
         try:
             reply = await nc.request(f"$JS.API.CONSUMER.INFO.{stream}.{durable}", b"", timeout=0.5)
@@ -276,18 +276,19 @@ class Echoes:
 
     def __init__(self) -> None:
         self.seqs: set[int] = set()
-        self.recording = False
+        self.recording, self.top = False, 0
 
     def reset_at(self, seq: int) -> None:
-        self.seqs, self.recording = {seq}, True
+        self.seqs, self.recording, self.top = {seq}, True, seq
 
     def forget(self) -> None:
         self.seqs, self.recording = set(), False
 
     def echo(self, seq: int) -> bool:
         """Whether the delivery of stream sequence `seq` is a reset's second copy of one already taken."""
-        if self.recording and seq > max(self.seqs):
+        if self.recording and seq > self.top:
             self.seqs.add(seq)
+            self.top = seq
             return False
         self.recording = False
         if seq in self.seqs:
