@@ -252,6 +252,11 @@ async def reset(nc: Client, stream: str, durable: str) -> bool:
     return not error
 
 
+async def consumer_info(nc: Client, stream: str, durable: str, timeout: float = 2.0) -> dict:
+    """The consumer's info as the API answers it (an "error" field where there is none)."""
+    return json.loads((await nc.request(f"$JS.API.CONSUMER.INFO.{stream}.{durable}", b"", timeout=timeout)).data)
+
+
 SERVING_TRIES, SERVING_PAUSE = 100, 0.1
 
 
@@ -261,8 +266,7 @@ async def until_serving(nc: Client, stream: str, durable: str) -> None:
     then is lost without a word (it would be made again only once past its expiry)."""
     for _ in range(SERVING_TRIES):
         try:
-            reply = await nc.request(f"$JS.API.CONSUMER.INFO.{stream}.{durable}", b"", timeout=0.5)
-            if (json.loads(reply.data).get("error") or {}).get("code") != 503:
+            if ((await consumer_info(nc, stream, durable, 0.5)).get("error") or {}).get("code") != 503:
                 return
         except Exception:  # noqa: BLE001 - no responders, a timeout: not serving yet
             pass
@@ -313,9 +317,7 @@ class Partition:
         self.watcher: asyncio.Task | None = None
 
     async def start(self) -> None:
-        api = f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}"
-        info = json.loads((await self.nc.request(api, b"", timeout=5.0)).data)
-        if "error" in info:
+        if "error" in await consumer_info(self.nc, self.stream, self.durable, 5.0):
             error = await create_pinned_consumer(self.nc, self.stream, self.durable, self.subject)
             if error and error.get("err_code") != CONSUMER_EXISTS:  # made meanwhile by another
                 raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
@@ -340,8 +342,7 @@ class Partition:
 
     async def orphaned(self) -> bool:
         """Whether some commands are delivered and not acked while no instance holds the pin."""
-        reply = await self.nc.request(f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}", b"", timeout=2.0)
-        info = json.loads(reply.data)
+        info = await consumer_info(self.nc, self.stream, self.durable)
         pinned = any(group.get("pinned_client_id") for group in info.get("priority_groups") or [])
         return info.get("num_ack_pending", 0) > 0 and not pinned
 
@@ -407,8 +408,8 @@ class Partition:
         """How many pulls wait on this consumer beyond this instance's own (None when unknown): near,
         since deliveries are counted against this instance's oldest pull."""
         try:
-            reply = await self.nc.request(f"$JS.API.CONSUMER.INFO.{self.stream}.{self.durable}", b"", timeout=2.0)
-            return int(json.loads(reply.data).get("num_waiting", 0)) - len(self.pulls)
+            info = await consumer_info(self.nc, self.stream, self.durable)
+            return int(info.get("num_waiting", 0)) - len(self.pulls)
         except Exception:  # noqa: BLE001 - a missed look is taken again next time
             return None
 
