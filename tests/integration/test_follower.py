@@ -76,7 +76,13 @@ async def test_a_batch_lost_while_the_connection_was_away_is_read_as_soon_as_it_
     """What the server republished while a connection was away never comes; once it is back (here, told so as
     nats-py tells a connection) each follower looks at the stream at once, not after a quiet RECHECK."""
     follower = await stacked_game(client, 2, HANDS, STOCK)
-    dropped = await deaf_while(client, follower, lambda: client.send(follower.game, DrawStock(seat=0)))
+
+    async def stored_meanwhile() -> int:   # deaf until the batch is in the stream: its live copy is lost
+        seq = await client.send(follower.game, DrawStock(seat=0))
+        while not await follower._behind():
+            await asyncio.sleep(0.02)
+        return seq
+    dropped = await deaf_while(client, follower, stored_meanwhile)
     waiting = asyncio.ensure_future(follower.outcome(dropped, timeout=client_module.RECHECK / 2))
     await asyncio.sleep(0.3)
     assert not waiting.done()

@@ -100,8 +100,14 @@ async def test_over_http_a_delayed_games_spectator_reads_the_feed_as_it_was_the_
             await asyncio.sleep(0.1)
     asked = time.time()
     spectator = (await http.get(f"/games/{game}/feed")).json()
-    tenant = (await http.get(f"/games/{game}/feed", headers=PLATFORM)).json()
-    seat = (await http.get(f"/games/{game}/feed", headers=bearer(person))).json()
+    newest = max(stored)
+    async with asyncio.timeout(5):   # the projector writes the feed a moment after the log: read until it has it
+        while True:
+            tenant = (await http.get(f"/games/{game}/feed", headers=PLATFORM)).json()
+            seat = (await http.get(f"/games/{game}/feed", headers=bearer(person))).json()
+            if all(max(batch["seq"] for batch in live["batches"]) >= newest for live in (tenant, seat)):
+                break
+            await asyncio.sleep(0.05)
     stored = await made(client, game)
     shown = [batch["seq"] for batch in spectator["batches"]]
     assert shown, "the moves made the delay ago are there"
