@@ -104,6 +104,7 @@ async def test_where_the_lobby_is_not_public_the_page_asks_for_a_platform_key_an
                                   public_lobby=False)
     try:
         await page.goto(f"{running.url}/")
+        await page.wait_for_selector("html[data-ready]")
         assert await page.is_hidden("#key-field"), "no key field until the gateway asks for one"
         await page.click("#new-game button[type=submit]")
         await page.wait_for_selector("#key-field:not([hidden])")
@@ -117,6 +118,7 @@ async def test_where_the_lobby_is_not_public_the_page_asks_for_a_platform_key_an
         await page.click("#new-game button[type=submit]")
         await page.wait_for_url(f"{running.url}/lobby/game-*", timeout=15_000)
         await page.goto(f"{running.url}/")
+        await page.wait_for_selector("html[data-ready]")   # the page's script has run (its words load first)
         assert await page.input_value("#key") == KEY, "the browser keeps the key for the next game"
     finally:
         await running.stop()

@@ -75,7 +75,7 @@ async def test_every_page_speaks_the_browsers_language_and_fits_a_phone(language
 async def test_the_switch_in_the_header_changes_the_language_and_the_browser_remembers_it(gateway):
     async with phone_in("en-US") as page:
         await page.goto(f"{gateway.url}/")
-        await page.wait_for_selector("#language")
+        await page.wait_for_selector("html[data-ready]")   # the page's script has run
         assert await page.text_content("#new-game b") == START["en"]
         assert await page.locator("#language option").all_text_contents() == ["English", "Русский", "Español"]
         await page.select_option("#language", "es")

@@ -77,6 +77,7 @@ async def play(page, command, contract_sets: int) -> None:
 async def test_a_person_opens_a_lobby_takes_a_seat_and_plays_a_whole_hand_by_clicks_against_bots(
         gateway, client, page, tmp_path):
     await page.goto(f"{gateway.url}/")
+    await page.wait_for_selector("html[data-ready]")   # the page's script has run
     await page.fill("#players", "3")
     await page.dispatch_event("#players", "input")
     assert await page.locator("#seat-choices select").evaluate_all("s => s.map(x => x.value)") == [

@@ -46,11 +46,12 @@ async def archiving(nats_server, keys_file):
 
 
 async def bot_game(client: GameClient, players: int = 3, first_hand: int = 5) -> Follower:
-    """A public game of greedy bots from hand `first_hand` to the last, dealt by the dealer (each hand's seed revealed)
-    and played by the bots service, to its end and the last seed's reveal."""
+    """A public game of strong bots from hand `first_hand` to the last, dealt by the dealer (each hand's seed revealed)
+    and played by the bots service, to its end and the last seed's reveal. Strong bots: two greedy ones can take
+    thousands of moves over a last hand that ends with no winner (R16), and the dealer's seed is the house's."""
     game = new_game()
     follower = await client.follow(game)
-    await client.send(game, StartGame(game_id=game, players=players, first_hand=first_hand, seats=["greedy"] * players,
+    await client.send(game, StartGame(game_id=game, players=players, first_hand=first_hand, seats=["strong"] * players,
                                       public=True))
     await follower.wait_until(lambda f: f.state.game_over, timeout=120)
     await follower.wait_until(lambda f: all(f.state.seeds))   # the dealer reveals the last hand's seed

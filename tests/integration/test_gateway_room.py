@@ -13,6 +13,7 @@ from gateway_helpers import (  # noqa: F401
     gateway,
     http,
     keys_file,
+    limited,
     token,
 )
 from over_nats import stacked_game, stored_feed
@@ -154,10 +155,13 @@ async def test_a_hand_arranged_by_dragging_or_tapping_stays_so_across_a_reload_a
     assert await hand_order(page) == ["2S", "5S", "9D", "KC", "AS"]
 
 
-async def test_two_seats_chat_a_watcher_reads_and_a_line_is_text_never_markup(gateway, client, tmp_path):
+async def test_two_seats_chat_a_watcher_reads_and_a_line_is_text_never_markup(services, client, nats_server, keys_file,
+                                                                            tmp_path):
     follower, seat0, seat1 = await game_in_play(client)
     game = follower.game
-    async with browser_page({"width": 1280, "height": 900}) as first, \
+    # Five lines a seat, one back only every ten minutes: the sixth is refused however slowly the browser types.
+    async with limited(nats_server, keys_file, chat_lines=5, chat_seconds=3000) as (gateway, _), \
+            browser_page({"width": 1280, "height": 900}) as first, \
             browser_page(PHONE) as second, browser_page({"width": 1280, "height": 900}) as watcher:
         await first.goto(f"{gateway.url}/play/{game}#token={seat0}")
         await second.goto(f"{gateway.url}/play/{game}#token={seat1}")

@@ -124,3 +124,4 @@ for (const kind of ["input", "change"]) {
 }
 refresh();
 setInterval(refresh, 3000);
+document.documentElement.dataset.ready = "true";   // the form is filled from what this browser kept
