@@ -16,6 +16,7 @@ command's batch.
 """
 import asyncio
 import contextlib
+import json
 import math
 import multiprocessing
 import os
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from bisect import bisect_left
 from pathlib import Path
 
@@ -276,6 +278,30 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def server_messages(monitor_url: str) -> tuple[int, int]:
+    """The messages the server has taken in and sent out so far, every connection and account (/varz)."""
+    with urllib.request.urlopen(f"{monitor_url}/varz", timeout=10) as response:
+        varz = json.load(response)
+    return varz["in_msgs"], varz["out_msgs"]
+
+
+def connection_messages(monitor_url: str) -> dict[int, tuple[str, int]]:
+    """Each client connection's messages so far, in and out, by its id: its name and the count; closed
+    ones too, as long as the server remembers them (/connz?state=all)."""
+    with urllib.request.urlopen(f"{monitor_url}/connz?state=all&limit=100000", timeout=10) as response:
+        connz = json.load(response)
+    return {c["cid"]: (c.get("name") or "unnamed", c["in_msgs"] + c["out_msgs"]) for c in connz["connections"]}
+
+
+def messages_by_name(before: dict[int, tuple[str, int]], after: dict[int, tuple[str, int]]) -> dict[str, int]:
+    """The messages of each connection name between two readings of connection_messages."""
+    found: dict[str, int] = {}
+    for cid, (name, count) in after.items():
+        found[name.removeprefix("zioncheck-")] = (found.get(name.removeprefix("zioncheck-"), 0)
+                                                  + count - before.get(cid, (name, 0))[1])
+    return found
+
+
 def machine_ticks() -> tuple[int, int]:
     """(busy, all) CPU ticks of the whole machine so far, every core (Linux /proc/stat): busy counts the
     kernel's work for no process too (interrupts, the disk's completions), which no process's time shows."""
@@ -302,7 +328,8 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
         raise ValueError("views are timed only where the projector writes them (projector=True)")
     configure_logging("warning")
     with tempfile.TemporaryDirectory() as store:
-        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions)
+        server = NatsServer(Path(store) / "jetstream", sync_always=sync_always, secure=secure, partitions=partitions,
+                            monitor=True)
         asyncio.run(prepare_topology(server.access))
         # The services run in their own processes, as in production: each table alone in one, and the
         # projector alone, so its share of the CPU is its process's.
@@ -324,10 +351,17 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
                 pids[part].append(process.pid)
             pids["server"], pids["bots"] = [server.process.pid], [os.getpid()]
             before = {part: sum(map(cpu_seconds, found)) for part, found in pids.items()}
+            messages, connections = server_messages(server.monitor_url), connection_messages(server.monitor_url)
             ticks = machine_ticks()
             with syncs.counting() if count_syncs else contextlib.nullcontext() as fsyncs:
                 run = asyncio.run(services_run(server.access, games, seconds, intake, watch))
             run["busy"] = busy_share(ticks, machine_ticks())
+            # the messages through the server a command over the run, in and out (the server's /varz)
+            run["msgs_in"], run["msgs_out"] = (
+                (after - at) / max(run["commands"], 1)
+                for after, at in zip(server_messages(server.monitor_url), messages, strict=True))
+            run["msgs_by"] = {name: count / max(run["commands"], 1) for name, count in
+                              messages_by_name(connections, connection_messages(server.monitor_url)).items()}
             if fsyncs is not None:   # the machine's fsyncs a command, over the run
                 run["fsyncs"] = fsyncs.total / max(run["commands"], 1)
             # each part's CPU over the run (user + system) per command applied (PARTS)

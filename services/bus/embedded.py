@@ -154,12 +154,12 @@ class ServerProcess:
 
 
 def server_files(store: Path, port: int, credentials: Path, sync_always: bool = True, secure: bool = True,
-                 partitions: int | None = None) -> Path:
+                 partitions: int | None = None, extra: str = "") -> Path:
     """What a server on `port` storing under `store` needs: the store's folder, the roles' logins in
     `credentials`, and its config beside the store (0600: it holds the passwords). Returns the config."""
     store.mkdir(parents=True, exist_ok=True)
     config = write_private(store.parent / f"nats-{port}.conf",
-                           config_text(port, store, sync_always, credentials, partitions=partitions,
+                           config_text(port, store, sync_always, credentials, extra=extra, partitions=partitions,
                                        checked=secure))
     make_credentials(credentials)
     return config
@@ -174,13 +174,18 @@ class NatsServer(ServerProcess):
     """The project's own server: its config made from `store` and the roles' logins; stop() ends it."""
 
     def __init__(self, store: Path, port: int | None = None, log: Path | None = None, sync_always: bool = True,
-                 credentials: Path | None = None, secure: bool = True, partitions: int | None = None):
+                 credentials: Path | None = None, secure: bool = True, partitions: int | None = None,
+                 monitor: bool = False):
         """`secure=False` gives the users no permissions at all (each may publish and read anything):
-        only for measuring what the permission checks cost."""
+        only for measuring what the permission checks cost. `monitor` serves the server's monitoring
+        endpoints (/varz) on a free loopback port, `monitor_url`, for the benchmarks' message counts."""
         port = port or free_port()
         self.credentials = credentials or store.parent / "credentials"
         self.partitions = partitions or embedded_partitions(store)
-        super().__init__(server_files(store, port, self.credentials, sync_always, secure, self.partitions),
+        monitor_port = free_port() if monitor else None
+        self.monitor_url = f"http://127.0.0.1:{monitor_port}" if monitor_port else None
+        extra = f'http: "127.0.0.1:{monitor_port}"\n' if monitor_port else ""
+        super().__init__(server_files(store, port, self.credentials, sync_always, secure, self.partitions, extra),
                          port, log)
         self.access = Access((self.url,), self.credentials)
         self.cli_args = cli_args(self.url, self.credentials)
