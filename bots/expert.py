@@ -14,7 +14,7 @@ hidden cards really are, and the same seed gives the same game, byte for byte.
 """
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import msgspec
 
@@ -24,13 +24,11 @@ from zioncheck.bots.sight import Sight
 from zioncheck.bots.strong import StrongBot, shed_order
 from zioncheck.contracts.commands import Command, Discard, DrawStock, GoDown, TakeDiscard
 
-# Worlds dealt for each choice searched, and the strong bot's best discards weighed against each other.
+# Worlds dealt for each of a search's two rounds, and the strong bot's best discards weighed against each other.
 WORLDS = 12
 SHEDS = 3
-BATCH = 12
-TURNS = 6000   # turns played out a choice at most, whatever the worlds: its search's bound in time
-DROP = 1.0   # a choice whose mean gain is this many spreads below nothing is dropped
-SURE = 1.5   # and one this many spreads above nothing is sure enough to play
+SURE = 1.5      # standard errors a move must beat the strong bot's by in the first round's worlds
+CONFIRM = 1.0   # and again in the second round's, fresh worlds, to be played
 
 
 class ExpertBot(SeatBot):
@@ -68,42 +66,48 @@ def choices(sight: Sight, default: Command) -> list[Command]:
 
 
 def search(sight: Sight, options: list[Command], worlds: int) -> Command:
-    """The strong bot's move (the first option), unless another beats it by more than SURE standard errors
-    in the same worlds, each option played and the hand played out: the one that beats it by most.
+    """The strong bot's move (the first option), unless another beats it twice: by more than SURE standard
+    errors in `worlds` worlds, each option played and the hand played out, then by more than CONFIRM in as many
+    fresh worlds. Of the moves that do, the one that gains most over both rounds.
 
-    The worlds are dealt a batch at a time, up to `worlds`: after each, an option that falls behind the
-    strong bot's by more than DROP standard errors is no longer played, and the search stops once none is
-    left, or once the batches have found one sure enough."""
+    A move picked from a handful of noisy means is lucky as often as it is good; the second round, on worlds
+    its pick did not see, plays only the moves that still look better when asked again."""
     seed = seed_of(sight)
-    gains: dict[int, list[float]] = {i: [] for i in range(1, len(options))}
-    played = 0
-    for world in range(worlds):
+    first = _gains(sight, options, range(1, len(options)), seed, range(worlds))
+    picked = [i for i, found in first.items() if _beats(found, SURE)]
+    if not picked:
+        return options[0]
+    second = _gains(sight, options, picked, seed, range(worlds, 2 * worlds))
+    confirmed = [i for i in picked if _beats(second[i], CONFIRM)]
+    if not confirmed:
+        return options[0]
+    return options[max(confirmed, key=lambda i: (_margin(first[i] + second[i])[0], -i))]
+
+
+def _gains(sight: Sight, options: list[Command], searched: Iterable[int], seed: str,
+           worlds: range) -> dict[int, list[float]]:
+    """Each searched option's gain over the strong bot's move (options[0]) in each of `worlds`, the same
+    worlds for every option."""
+    gains: dict[int, list[float]] = {i: [] for i in searched}
+    for world in worlds:
         deal = hidden_deal(sight, random.Random(f"{seed}/{world}"))
-        first, turns = _value(sight, deal, options[0], f"{seed}/{world}/play")
-        played += turns
+        base = _value(sight, deal, options[0], f"{seed}/{world}/play")
         for i in gains:
-            value, turns = _value(sight, deal, options[i], f"{seed}/{world}/play")
-            gains[i].append(value - first)
-            played += turns
-        last = world + 1 >= worlds or played >= TURNS
-        if (world + 1) % BATCH and not last:
-            continue
-        margins = {i: _margin(found) for i, found in gains.items()}
-        sure = {i: mean - SURE * spread for i, (mean, spread) in margins.items() if mean - SURE * spread > 0}
-        if sure and (last or world + 1 >= 2 * BATCH):
-            return options[max(sure, key=lambda i: (sure[i], -i))]
-        gains = {i: found for i, found in gains.items() if margins[i][0] + DROP * margins[i][1] >= 0}
-        if not gains or last:
-            break
-    return options[0]
+            gains[i].append(_value(sight, deal, options[i], f"{seed}/{world}/play") - base)
+    return gains
 
 
-def _value(sight: Sight, deal: list[str], option: Command, seed: str) -> tuple[float, int]:
-    """What `option` is worth in one world: how far ahead the hand played out leaves the seat; and the
-    turns that took."""
+def _beats(gains: list[float], errors: float) -> bool:
+    """Whether the mean gain is more than `errors` standard errors above nothing."""
+    mean, spread = _margin(gains)
+    return mean - errors * spread > 0
+
+
+def _value(sight: Sight, deal: list[str], option: Command, seed: str) -> float:
+    """What `option` is worth in one world: how far ahead the hand played out leaves the seat."""
     play = Play(sight, deal, random.Random(seed))
     _apply(play, option)
-    return ahead(play.finish(), sight.seat), play.turns + 1
+    return ahead(play.finish(), sight.seat)
 
 
 def _margin(gains: list[float]) -> tuple[float, float]:
