@@ -21,10 +21,10 @@ $(STAMP): pyproject.toml
 run: install
 	$(VENV)/bin/zioncheck run
 
-# The tests wait on servers and subprocesses much of the time: one worker a core (pytest-xdist), at most 4,
-# as each test starts its own servers and services.
+# The tests wait on servers and subprocesses much of the time: four workers (pytest-xdist) share even two cores
+# well, each test starting its own servers and services.
 test: install
-	$(VENV)/bin/pytest -q -m "not long" -n auto --maxprocesses 4
+	$(VENV)/bin/pytest -q -m "not long" -n 4
 
 # Whole games through kills and failovers (the `long` marker): minutes, so apart from `make test`.
 test-long: install
