@@ -357,13 +357,16 @@ async def test_the_archiver_archives_a_game_whose_end_a_replica_behind_has_not_s
                         totals=[0, 0], winners=[0, 1])])))
                     for n in range(200):
                         await js.publish(log_subject(p, f"other-{attempt}", "move"), encode(Batch(cause=n, events=[])))
+                    # the read the archiver made before: a direct get, answered by its own node first; sent while
+                    # the node is frozen, so that it waits in the node's socket beside the leader's catch-up
+                    looking = asyncio.ensure_future(looker.jetstream().get_msg(
+                        log_stream(p), subject=log_subject(p, game, "hand"), direct=True))
+                    await asyncio.sleep(0.05)
                 finally:
                     cluster.nodes[behind].unpause()
                 asking = asyncio.ensure_future(archiver.archive(game, patient=False))
-                try:   # beside it, the read the archiver made before: a direct get, answered by its own node first
-                    last = await looker.jetstream().get_msg(log_stream(p), subject=log_subject(p, game, "hand"),
-                                                            direct=True)
-                    stale += b"game_ended" not in (last.data or b"")
+                try:
+                    stale += b"game_ended" not in ((await looking).data or b"")
                 except NotFoundError:
                     stale += 1
                 done = await asking
