@@ -297,8 +297,8 @@ def messages_by_name(before: dict[int, tuple[str, int]], after: dict[int, tuple[
     """The messages of each connection name between two readings of connection_messages."""
     found: dict[str, int] = {}
     for cid, (name, count) in after.items():
-        found[name.removeprefix("zioncheck-")] = (found.get(name.removeprefix("zioncheck-"), 0)
-                                                  + count - before.get(cid, (name, 0))[1])
+        role = name.removeprefix("zioncheck-")
+        found[role] = found.get(role, 0) + count - before.get(cid, (name, 0))[1]
     return found
 
 
