@@ -107,7 +107,9 @@ def _mark(row: Row) -> str:
 def _number(value: float) -> str:
     if value >= 100 or value == int(value):
         return f"{value:,.0f}"
-    return f"{value:.1f}" if value >= 1 else f"{value:.2f}"   # a ratio of 0.46 is not one of 0.5
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}".rstrip("0").rstrip(".")   # a ratio of 0.46 is not one of 0.5, nor a target of 1.25 one of 1.2
 
 
 if __name__ == "__main__":
