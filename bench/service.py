@@ -356,17 +356,18 @@ def main(games: int = GAMES, seconds: float = SECONDS, sync_always: bool = True,
             with syncs.counting() if count_syncs else contextlib.nullcontext() as fsyncs:
                 run = asyncio.run(services_run(server.access, games, seconds, intake, watch))
             run["busy"] = busy_share(ticks, machine_ticks())
+            commands = max(run["commands"], 1)   # what each figure below is counted a command of
             # the messages through the server a command over the run, in and out (the server's /varz)
             run["msgs_in"], run["msgs_out"] = (
-                (after - at) / max(run["commands"], 1)
+                (after - at) / commands
                 for after, at in zip(server_messages(server.monitor_url), messages, strict=True))
-            run["msgs_by"] = {name: count / max(run["commands"], 1) for name, count in
+            run["msgs_by"] = {name: count / commands for name, count in
                               messages_by_name(connections, connection_messages(server.monitor_url)).items()}
             if fsyncs is not None:   # the machine's fsyncs a command, over the run
-                run["fsyncs"] = fsyncs.total / max(run["commands"], 1)
+                run["fsyncs"] = fsyncs.total / commands
             # each part's CPU over the run (user + system) per command applied (PARTS)
             for part, found in pids.items():
-                run[f"{part}_cpu_ms"] = 1000 * (sum(map(cpu_seconds, found)) - before[part]) / max(run["commands"], 1)
+                run[f"{part}_cpu_ms"] = 1000 * (sum(map(cpu_seconds, found)) - before[part]) / commands
             if ceilings:
                 run["raw"] = asyncio.run(raw_ceiling(server.access))
             if ceilings or chain:
