@@ -257,23 +257,27 @@ CHANNELS = {
         f"batch it stores on {public_feed_subject(TENANT_GAME)}: readers outside the house make no consumer, they "
         "follow that subject and read the stream by direct get.")),
     "publicView": Channel(kv_subject(VIEWS, public_view_key(TENANT_GAME)), "Public view", (
-        f"The KV bucket {VIEWS}, key <tenant>.<game>.public: all a spectator may know of the game, put by the "
-        "projector as the log grows (batches close together share one put). Read it with "
-        f"a direct get (`kv.get`), and follow each put on {view_live_subject(public_view_key(TENANT_GAME))}, where the "
-        "server republishes it; keep the highest `seq`. `applied` is "
+        f"The KV bucket {VIEWS}, key <tenant>.<game>.public: all a spectator may know of the game. The projector "
+        f"sends it live on {view_live_subject(public_view_key(TENANT_GAME))} as the log grows (batches close "
+        "together share one view), stored nowhere, and stores it when the game settles: at a hand's end, when "
+        "the game has had no batch for 0.5 s, and at least every 2 s of play; the server republishes each put "
+        "on the same subject. So the stored view may be up to 2 s behind a game in play: subscribe first, then "
+        "read it with a direct get (`kv.get`), and keep the highest `seq` (since version 0.2.0; before it, "
+        "every view was stored). Take a live view only when its `Nats-Subject` header names the key "
+        "(`$KV.zc_views.<key>`), as both the projector's and the server's copies do. `applied` is "
         "the command whose batch was folded last: a command whose publish ack seq is at most "
         "`applied` has been handled.")),
     "seatView": Channel(kv_subject(VIEWS, seat_view_key(TENANT_GAME, SEAT)), "Seat view", (
         f"The KV bucket {VIEWS}, key <tenant>.<game>.seat.<seat>: the public view plus that seat's own cards "
         "and its latest refusals (R18), whose details may name its cards. Once `public.applied` is at "
         "least a command's seq (the intake's answer), the command was refused if a refusal has that seq as "
-        "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway). Each put "
-        f"is republished on {view_live_subject(seat_view_key(TENANT_GAME, SEAT))}.")),
+        "`cause`, else accepted. Give each seat its own key only (NATS permissions, or a gateway). Sent live "
+        f"and stored as the public view is, live on {view_live_subject(seat_view_key(TENANT_GAME, SEAT))}.")),
     "botView": Channel(kv_subject(VIEWS, bot_view_key(TENANT_GAME, SEAT)), "Bot seat view", (
         f"The KV bucket {VIEWS}, key <tenant>.<game>.bot.<seat>: the seat view of a seat the house's bots service "
         "plays (a seat its start gives a bot, when `bots_by` is \"service\"), put with the seat's own view. The "
         "bots' login reads these keys and nothing else of a game (no log, no other seat's view): the bots "
-        "service plays each seat from its own view. Each put is republished on "
+        "service plays each seat from its own view. Sent live and stored as the public view is, live on "
         f"{view_live_subject(bot_view_key(TENANT_GAME, SEAT))}.")),
     "historyList": Channel(records_subject(TENANT, "list"), "Archived games", (
         "Request/reply to the records service (queue group zc-records, NATS Services API): a page of the "

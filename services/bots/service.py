@@ -129,10 +129,12 @@ class BotsService:
         return taken
 
     async def _on_view(self, msg) -> None:
-        """A bot seat's view as the server republished it: its game's bots look at it, or, for a game not
-        played here yet, it is the game's start (or the first view heard since this service started)."""
-        if (msg.headers or {}).get("Nats-Stream") != kv_stream(VIEWS):
-            return   # only the server's republished copy of a stored view counts
+        """A bot seat's view, live from the projector or as the server republished its store: its game's bots
+        look at it, or, for a game not played here yet, it is the game's start (or the first view heard since
+        this service started)."""
+        key = msg.subject.removeprefix(view_live_subject(""))
+        if (msg.headers or {}).get("Nats-Subject") != kv_subject(VIEWS, key):
+            return   # a view names its own key: anything else delivered here is no view of it
         try:
             view = decode_seat_view(msg.data)
         except msgspec.DecodeError as error:   # not a view: nothing to play

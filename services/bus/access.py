@@ -245,7 +245,9 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
                         durables=[(lg, "zc-dealer") for lg in logs], partitions=partitions),
         "scoring": _role([score_subject(ANY_GAME), *_kv_writes(STANDINGS)], reads=[*logs, kv_stream(STANDINGS)],
                          durables=[(lg, "zc-scoring") for lg in logs], partitions=partitions),
-        "projector": _role([feed_subject(ANY_GAME), *_kv_writes(VIEWS)], reads=[*logs, FEED, kv_stream(VIEWS), OPEN],
+        # The views go out live on their subjects (zc.view.<key>), which no other login may publish on.
+        "projector": _role([feed_subject(ANY_GAME), *_kv_writes(VIEWS), view_live_subject(">")],
+                           reads=[*logs, FEED, kv_stream(VIEWS), OPEN],
                            durables=[(lg, "zc-projector") for lg in logs], partitions=partitions),
         "archiver": _role([*archive_subjects(), HISTORY_SUBJECTS, REMOVED_SUBJECTS, REMOVAL_SUBJECTS,
                            *[_purge(stream) for stream in _purged_by_the_archiver(partitions)],
@@ -266,7 +268,7 @@ def permissions(partitions: int) -> dict[str, "Permissions"]:
         # service, and the info of the tables' consumers, whose waiting pulls say a table runs.
         "gateway": _role([INTAKE_SUBJECTS, CHAT_SUBJECTS, RECORDS_SUBJECTS, f"$SRV.PING.{INTAKE_GROUP}",
                           f"$SRV.PING.{RECORDS_GROUP}", *[f"$JS.API.CONSUMER.INFO.{c}.zc-tables" for c in commands]],
-                         subscribe=["zc.live.>", "zc.rejected.>", CHAT_SUBJECTS],
+                         subscribe=["zc.live.>", "zc.rejected.>", view_live_subject(">"), CHAT_SUBJECTS],
                          reads=[*logs, FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS)], partitions=partitions),
         # The bots see what their seats see, and nothing of the log: the views of the seats the bots service
         # plays (keys <t>.<g>.bot.<n>), by a direct get naming the key and as the server republishes them, and

@@ -633,7 +633,8 @@ def bucket_stream_config(config: KeyValueConfig, replicas: int) -> StreamConfig:
 
 
 def view_live_subject(key: str) -> str:
-    """Where the server republishes each view stored at `key` (public_view_key, seat_view_key)."""
+    """Where each view of `key` (public_view_key, seat_view_key) goes out live: the projector's as each batch
+    is folded, and the server's republish of each one stored."""
     return f"zc.view.{key}"
 
 

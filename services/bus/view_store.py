@@ -1,6 +1,8 @@
-"""Where projections go: views in KV zc_views, the redacted feed on zc.feed.<game>.
+"""Where projections go: views live on zc.view.<key> and stored in KV zc_views, the redacted feed on
+zc.feed.<game>.
 
-A view write is compare-and-set on the key's revision and never replaces a view
+A view goes out live on core NATS as each batch is folded (send_live) and is stored when its game settles
+(services/projector/service.py). A view write is compare-and-set on the key's revision and never replaces a view
 of a higher seq, so a rebuild running beside the projector, or two projector
 instances, can never step a view back. Feed messages carry a Msg-Id, so a batch
 published twice within the stream's duplicate window is stored once.
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from typing import cast
 
 import msgspec
+from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg
 from nats.js.errors import BadRequestError, KeyDeletedError, KeyNotFoundError, NotFoundError
@@ -32,6 +35,7 @@ from zioncheck.services.bus.topology import (
     public_view_key,
     seat_view_key,
     tenant_of,
+    view_live_subject,
 )
 from zioncheck.services.observability import skipped
 
@@ -48,20 +52,35 @@ class _Seq(msgspec.Struct):
 _seq = msgspec.json.Decoder(_Seq)
 
 
-async def write_views(kv: KeyValue, game: str, projection: Projection, revisions: dict[str, int],
-                      feeds: list[tuple[int, list]] = ()) -> int:
-    """The public view and every seat's view of the game's projection (`game`, its key), each seat the bots
-    service plays under its bot key as well, and the feed batches `feeds` ((seq, events) each, in order):
-    all sent at once, then each waited for. `revisions` caches each key's last. Returns how many feed
-    batches held something public."""
-    seq = projection.seq
+def views_of(game: str, projection: Projection) -> list[tuple[str, bytes]]:
+    """Every view of the game's projection by its key: the public view, every seat's, and each seat the bots
+    service plays under its bot key as well."""
     public = encode(public_view(projection))
     # Every seat's view holds the public one: encoded once, and put into each as those bytes (msgspec.Raw).
     spliced = cast(PublicView, msgspec.Raw(public))
-    writes = [(public_view_key(game), public)]
+    views = [(public_view_key(game), public)]
     seats = [encode(seat_view(projection, seat, spliced)) for seat in range(projection.game.players)]
-    writes += [(seat_view_key(game, seat), view) for seat, view in enumerate(seats)]
-    writes += [(bot_view_key(game, seat), seats[seat]) for seat in projection.served if seat < len(seats)]
+    views += [(seat_view_key(game, seat), view) for seat, view in enumerate(seats)]
+    views += [(bot_view_key(game, seat), seats[seat]) for seat in projection.served if seat < len(seats)]
+    return views
+
+
+async def send_live(nc: Client, views: list[tuple[str, bytes]]) -> None:
+    """Each view on its live subject (zc.view.<key>), on core NATS: stored nowhere, to whoever follows it
+    now. Each names its key in the header the server's republish of a stored view carries (`Nats-Subject`),
+    so a reader takes a live view and a stored one's republish alike; only the projector may publish
+    there (services/bus/access.py)."""
+    for key, data in views:
+        await nc.publish(view_live_subject(key), data, headers={"Nats-Subject": kv_subject(VIEWS, key)})
+
+
+async def write_views(kv: KeyValue, game: str, projection: Projection, revisions: dict[str, int],
+                      feeds: list[tuple[int, list]] = ()) -> int:
+    """Every view of the game's projection (`game`, its key; views_of) stored, and the feed batches `feeds`
+    ((seq, events) each, in order): all sent at once, then each waited for. `revisions` caches each key's
+    last. Returns how many feed batches held something public."""
+    seq = projection.seq
+    writes = views_of(game, projection)
     first = [(key, data) for key, data in writes if key not in revisions]
     writes = [(key, data) for key, data in writes if key in revisions]
     # Keys not written here before: read first, and a newer view left alone, as put_newer does.
@@ -79,6 +98,16 @@ async def write_views(kv: KeyValue, game: str, projection: Projection, revisions
         else:
             raise result
     for result in results[len(writes):]:
+        if isinstance(result, Exception):
+            raise result
+    return len(published)
+
+
+async def store_feed(js: JetStreamContext, game: str, feeds: list[tuple[int, list]]) -> int:
+    """The feed batches `feeds` ((seq, events) each, in order), each stored alone: all sent at once, then each
+    waited for. Returns how many held something public."""
+    published = [message for n, events in feeds if (message := _feed_message(game, n, events))]
+    for result in await store_each(js, published):
         if isinstance(result, Exception):
             raise result
     return len(published)

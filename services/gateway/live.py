@@ -1,7 +1,7 @@
 """Live streams over WebSocket: a game's public view and feed to its spectators, a seat's view to its seat.
 
-However many spectators watch a game, this gateway holds one KV watch of its public
-view and one consumer of its feed (a Hub); each frame is encoded once, and framed as a
+However many spectators watch a game, this gateway holds one subscription to its public
+view (its live subject, ViewWatch) and one consumer of its feed (a Hub); each frame is encoded once, and framed as a
 WebSocket frame once, for every spectator. Where the server offers it (FRAMED: the gateway's
 own server does, server.py), those bytes go straight to each spectator's socket, with no
 task to wake and no framing a socket, and what a spectator gets on joining goes in one
@@ -16,6 +16,7 @@ it, then sends it as the live hub would. A spectator who joins gets what has bee
 `delay` seconds ago, and the view made `delay` seconds ago or before (none while the newest is younger than that).
 """
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
@@ -24,13 +25,13 @@ import msgspec
 import structlog
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
-from nats.js.errors import NotFoundError
+from nats.js.errors import KeyDeletedError, KeyNotFoundError, NotFoundError
 from nats.js.kv import KeyValue
 from prometheus_client import Gauge
 from websockets.frames import Frame, Opcode
 
 from zioncheck.services.bus.access import server_id, when_reconnected
-from zioncheck.services.bus.topology import FEED, feed_subject, public_view_key
+from zioncheck.services.bus.topology import FEED, VIEWS, feed_subject, kv_subject, public_view_key, view_live_subject
 from zioncheck.services.observability import skipped
 
 HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
@@ -38,7 +39,9 @@ HISTORY = 40          # feed batches a new spectator gets before live ones, for 
 # milliseconds, each with its view: only the newest of those goes to the spectators (a view is a snapshot;
 # every move is in the feed, which never waits), and the feed frames that came meanwhile go first.
 VIEW_WAIT = 0.02
-DELETED = ("DEL", "PURGE")
+# Seconds a hub opening waits for a view as new as its feed: the stored view may be older while the game
+# moves (the projector stores a game's views when it settles); a live one comes with the game's next batch.
+FRESH_SECONDS = 2.0
 SPECTATORS = Gauge("zc_gateway_spectators", "WebSocket clients watching a game's public stream on this gateway")
 # An ASGI scope extension: a callable that writes bytes already framed as whole WebSocket frames to the
 # socket and returns True, or writes nothing and returns False when the socket cannot take them now
@@ -100,41 +103,50 @@ class Spectator:
 
 
 class ViewWatch:
-    """Frames of one KV key's newest value, each view at most once and never an older one. `stamped`: each is
-    delivered with the time the server stored it too (seconds since the epoch; None when unknown)."""
+    """Frames of one view's newest value, each view at most once and never an older one: its live subject
+    followed (zc.view.<key>: the projector's live views and the server's republish of each stored one),
+    then the stored value read. `stamped`: each is delivered with the time it was made too (seconds since
+    the epoch: the server's time of storing a stored view, this gateway's of hearing a live one)."""
 
     def __init__(self, kv: KeyValue, key: str, deliver: Callable[..., None], after: int = -1, stamped: bool = False):
         self.kv, self.key, self.deliver, self.stamped = kv, key, deliver, stamped
         self.seq = after    # the newest view delivered, or the one the client says it has
         self.initial = asyncio.Event()   # the value stored when the watch began has been delivered
+        self.sub = None
 
     async def start(self) -> "ViewWatch":
-        self.watcher = await self.kv.watch(self.key)
-        self.task = asyncio.create_task(self._run())
+        """Subscribe first, then read the stored view: no view falls in between."""
+        self.sub = await self.kv._js._nc.subscribe(view_live_subject(self.key), cb=self._on_live)
+        try:
+            entry = await self.kv.get(self.key)
+        except (KeyNotFoundError, KeyDeletedError):
+            entry = None
+        if entry is not None and entry.value:
+            self._offer(entry.value, entry.created.timestamp() if entry.created else None, entry.revision or 0)
+        self.initial.set()
         return self
 
-    async def _run(self) -> None:
-        async for entry in self.watcher:
-            if entry is None:
-                self.initial.set()
-                continue
-            if entry.operation in DELETED or not entry.value:
-                continue
-            try:
-                seq = _seq.decode(entry.value).seq
-            except msgspec.DecodeError:   # no view: passed over, the watch goes on to the next
-                skipped("gateway", "views", self.key, "not a view", entry.revision or 0)
-                continue
-            if seq > self.seq:
-                self.seq = seq
-                if self.stamped:
-                    self.deliver(view_frame(entry.value), seq, entry.created.timestamp() if entry.created else None)
-                else:
-                    self.deliver(view_frame(entry.value), seq)
+    async def _on_live(self, msg) -> None:
+        if (msg.headers or {}).get("Nats-Subject") == kv_subject(VIEWS, self.key):   # a view of this key
+            self._offer(msg.data, time.time(), 0)
+
+    def _offer(self, data: bytes, made: float | None, revision: int) -> None:
+        try:
+            seq = _seq.decode(data).seq
+        except msgspec.DecodeError:   # no view: passed over, the watch goes on to the next
+            skipped("gateway", "views", self.key, "not a view", revision)
+            return
+        if seq > self.seq:
+            self.seq = seq
+            if self.stamped:
+                self.deliver(view_frame(data), seq, made)
+            else:
+                self.deliver(view_frame(data), seq)
 
     async def stop(self) -> None:
-        self.task.cancel()
-        await self.watcher.stop()
+        if self.sub is not None:
+            with contextlib.suppress(Exception):   # the connection may be closed already
+                await self.sub.unsubscribe()
 
 
 class Hub:
@@ -155,6 +167,7 @@ class Hub:
         self.ready = asyncio.Event()
         self.opening: asyncio.Future | None = None
         self._fed = asyncio.Event()
+        self._viewed = asyncio.Event()          # a view came
         self.watch: ViewWatch | None = None
         self.sub = None
 
@@ -166,7 +179,17 @@ class Hub:
             self._fed.set()  # nothing to catch up on
         await self._follow(js)
         await asyncio.gather(self.watch.initial.wait(), self._fed.wait())
+        if not self.delay:
+            await self._fresh_view()
         self.ready.set()
+
+    async def _fresh_view(self) -> None:
+        """Until the view is as new as the feed heard, or FRESH_SECONDS have gone by."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(FRESH_SECONDS):
+                while self.watch is not None and self.watch.seq < self._fed_seq:
+                    self._viewed.clear()
+                    await self._viewed.wait()
 
     async def _follow(self, js: JetStreamContext) -> None:
         self.sub = await js.subscribe(feed_subject(self.game), ordered_consumer=True,
@@ -197,6 +220,7 @@ class Hub:
     def _on_view(self, frame: str, seq: int, made: float | None = None) -> None:
         """A newer view goes out VIEW_WAIT from the first not yet sent, the newest by then only (a delayed hub's
         once its delay has run from when it was `made`)."""
+        self._viewed.set()
         if self.delay:
             self._hold(made, "view", frame)
         else:

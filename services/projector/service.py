@@ -15,9 +15,15 @@ stream lacks (each under its seq). A view is never stepped back meanwhile (view_
 
 The log comes through a PulledConsumer (services/bus/consumers.py) a partition: each game's batches
 that came while its last were worked, or within 20 ms of the first, are handed over together, folded
-in order, and published at once: their feed batches sent in order, and one write of the game's views
-for them all, and each acked only then. A bot game appends hundreds of batches a second; a write of
-the views a batch would cost the server more than the table's own appends.
+in order, and published at once: the game's views sent live on core NATS (zc.view.<key>, stored nowhere),
+its feed batches stored in order, and each log message acked only then. The views are stored (KV
+zc_views, each put acked) when the game settles: at once when a hand or the game ends, else once it has
+had no batch for SETTLE_SECONDS, or SETTLE_MOST after its first view not stored; and before the game
+leaves the projector's memory, and when the projector stops. A bot game appends hundreds of batches a
+second; storing its views a batch would cost the server more than the table's own appends. A stored
+view is so at most SETTLE_MOST behind a game in play, and its put is republished on the live subject
+too: a reader that subscribes first, then reads the stored view, and keeps the highest seq never misses
+the newest (docs/integration.md).
 """
 import asyncio
 from collections import OrderedDict
@@ -37,11 +43,13 @@ from zioncheck.services.bus.access import server_id
 from zioncheck.services.bus.consumers import drop, settle_drained
 from zioncheck.services.bus.log_store import batches, due_at, read_stored, still_logged, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
-from zioncheck.services.bus.view_store import last_feed_seq, write_views
+from zioncheck.services.bus.view_store import last_feed_seq, send_live, store_feed, views_of, write_views
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
 
 log = structlog.get_logger("projector")
 SERVER_CHECK_SECONDS = 2.0   # how often the projector looks whether its server is one it has swept
+SETTLE_SECONDS = 0.5         # a game with no batch for this long has its views stored
+SETTLE_MOST = 2.0            # and one that never pauses, this long after its first view not stored
 
 # The log writer names the game's previous log message in this header of each batch
 # (services/bus/log_store.py, append); matching it proves no batch of the game was missed.
@@ -55,6 +63,13 @@ class ProjectedGame:
     last: int = 0        # stream sequence of the last log message folded
     fed: int = 0         # seq of the last feed batch known to be in the stream
     revisions: dict[str, int] = field(default_factory=dict)   # each view key's last KV revision written
+    stored: int = -1     # seq of the projection whose views are stored (-1: not known to be)
+    settling: asyncio.TimerHandle | None = None   # the views' store, when the game has been quiet for a while
+    since: float = 0.0   # when (the loop's clock) its first view not stored went out
+
+    @property
+    def unsettled(self) -> bool:
+        return self.projection.seq > self.stored
 
 
 class ProjectorService:
@@ -67,14 +82,19 @@ class ProjectorService:
         self.swept: set[str] = set()   # the servers (by id) on which every hot game's views and feed are whole
         self.server: str | None = None  # the server the games held were projected on
         self.watch: asyncio.Task | None = None
+        self.settles: set[asyncio.Task] = set()   # stores of settled games under way
 
     async def start(self) -> None:
         self.watch = asyncio.ensure_future(self._watch_servers())
 
     async def stop(self) -> None:
+        """Stop watching, and store the views of every game not settled yet."""
         if self.watch is not None:
             self.watch.cancel()
             await asyncio.gather(self.watch, return_exceptions=True)
+        await asyncio.gather(*self.settles, return_exceptions=True)
+        await asyncio.gather(*(self._settle(game, projected) for game, projected in list(self.games.items())
+                               if projected.unsettled), return_exceptions=True)
 
     def _on_which_server(self) -> None:
         """Forget every game held once the connection is on another server (a restart): the server may have
@@ -83,6 +103,9 @@ class ProjectorService:
         server = server_id(self.js._nc)
         if server != self.server:
             self.server = server
+            for projected in self.games.values():
+                if projected.settling is not None:
+                    projected.settling.cancel()
             self.games.clear()
 
     async def _watch_servers(self) -> None:
@@ -113,7 +136,7 @@ class ProjectorService:
                 if not await still_logged(self.js, game, projected.last):   # removed since it was counted
                     self.games.pop(game, None)
                     continue
-                await self._publish(game, projected, feeds)
+                await self._store(game, projected, feeds)
             if done % 1000 == 0:
                 log.info("sweeping", games=done, of=len(games))
         log.info("swept", games=len(games))
@@ -149,12 +172,50 @@ class ProjectorService:
         return done
 
     async def _publish(self, game: str, projected: ProjectedGame, feeds: list[tuple[int, list]]) -> None:
+        """The game's views sent live and the feed batches folded stored (each alone, in order, all sent at
+        once, then each waited for); the views stored now if a hand or the game has ended, else once the game
+        has been quiet for SETTLE_SECONDS, or SETTLE_MOST after its first view not stored."""
+        loop = asyncio.get_running_loop()
+        if projected.settling is None:   # the first view not stored since the last store
+            projected.since = loop.time()
+        await send_live(self.js._nc, views_of(game, projected.projection))
+        if feeds:
+            FEED_PUBLISHED.inc(await store_feed(self.js, game, feeds))
+        if projected.settling is not None:
+            projected.settling.cancel()
+            projected.settling = None
+        state = projected.projection.game
+        if state.hand_over or state.game_over:
+            await self._store(game, projected, [])
+        else:
+            wait = min(SETTLE_SECONDS, projected.since + SETTLE_MOST - loop.time())
+            projected.settling = loop.call_later(max(wait, 0), self._settle_soon, game, projected)
+
+    async def _store(self, game: str, projected: ProjectedGame, feeds: list[tuple[int, list]]) -> None:
         """One write of the game's views and the feed batches folded (each stored alone, in order), all sent
         at once, then each waited for."""
         self.kv = self.kv or await self.js.key_value(VIEWS)
+        seq = projected.projection.seq
         published = await write_views(self.kv, game, projected.projection, projected.revisions, feeds)
+        projected.stored = max(projected.stored, seq)
         VIEWS_WRITTEN.inc()
         FEED_PUBLISHED.inc(published)
+
+    def _settle_soon(self, game: str, projected: ProjectedGame) -> None:
+        projected.settling = None
+        task = asyncio.ensure_future(self._settle(game, projected))
+        self.settles.add(task)
+        task.add_done_callback(self.settles.discard)
+
+    async def _settle(self, game: str, projected: ProjectedGame) -> None:
+        """The game's views stored, unless they are already; a store that fails is said, and tried again with
+        the game's next batch or the next sweep (a server that went away is swept when it is back)."""
+        try:
+            async with self._lock(game):
+                if projected.unsettled:
+                    await self._store(game, projected, [])
+        except Exception as error:  # noqa: BLE001 - said; the next batch or sweep stores them
+            log.warning("views_not_stored", game=game, error=str(error)[:200])
 
     def _lock(self, game: str) -> asyncio.Lock:
         """The game's lock (a drain or a sweep at a time), kept while anyone holds it."""
@@ -184,7 +245,11 @@ class ProjectorService:
         projected = ProjectedGame(fed=await last_feed_seq(self.js, game))
         self.games[game] = projected
         while len(self.games) > self.cache:
-            self.games.popitem(last=False)
+            evicted, gone = self.games.popitem(last=False)
+            if gone.unsettled:   # its views stored before it is forgotten
+                if gone.settling is not None:
+                    gone.settling.cancel()
+                self._settle_soon(evicted, gone)
         return projected
 
     async def _catch_up(self, projected: ProjectedGame, game: str, before: int, known: int, feeds: list) -> None:

@@ -1,4 +1,7 @@
 """Small helpers for tests that talk to a real server."""
+import asyncio
+
+import msgspec
 from nats.js.errors import NotFoundError
 
 from zioncheck.client import Follower, GameClient
@@ -6,11 +9,14 @@ from zioncheck.contracts.commands import PLAY, Deal, StartGame
 from zioncheck.contracts.log import encode
 from zioncheck.domain.dealing import first_dealer_of
 from zioncheck.services import intact
+from zioncheck.services.bus.log_store import read_batches
 from zioncheck.services.bus.topology import (
     FEED,
+    VIEWS,
     feed_subject,
     layout,
     new_game_id,
+    public_view_key,
     stored_command_subject,
 )
 from zioncheck.services.intact import uninterrupted  # noqa: F401 - the tests' name for it too
@@ -40,6 +46,27 @@ async def stacked_game(client: GameClient, players: int, hands, stock, discard=(
     await follower.outcome(await client.send(game, Deal(hand=hand, hands=hands, stock=stock, discard=list(discard)),
                                              as_dealer=True))
     return follower
+
+
+class _Seq(msgspec.Struct):
+    seq: int
+
+
+async def views_stored(client: GameClient, game: str, timeout: float = 10.0) -> None:
+    """Until the game's views are stored as far as its log goes: the projector stores a game's views once it
+    settles (services/projector/service.py), a moment after its last batch. A test that compares the streams
+    before and after something waits for this first."""
+    kv = await client.js.key_value(VIEWS)
+    async with asyncio.timeout(timeout):
+        while True:
+            batches = len(await read_batches(client.js, game))
+            try:
+                if msgspec.json.decode((await kv.get(public_view_key(game))).value or b"", type=_Seq).seq >= batches:
+                    await asyncio.sleep(0.1)   # the seats' views, stored with it, acked a moment apart
+                    return
+            except NotFoundError:
+                pass
+            await asyncio.sleep(0.05)
 
 
 async def stored_messages(client: GameClient, stream: str, subject: str) -> list:

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 from nats.js.api import StreamConfig
 
-from over_nats import new_game, stacked_game, stored_commands, stored_messages
+from over_nats import new_game, stacked_game, stored_commands, stored_messages, views_stored
 from zioncheck.application.archive import pack, unpack, verify
 from zioncheck.application.replay import state_hash
 from zioncheck.client import Follower, GameClient
@@ -212,6 +212,7 @@ async def test_a_removal_falling_due_for_a_game_in_play_removes_nothing(nats_ser
     try:
         live = await stacked_game(client, 2, HANDS, STOCK)
         game = live.game
+        await views_stored(client, game)
         before = await hot(client, game)
         refused = ARCHIVE_FAILURES.labels("not_removed")._value.get()
         removal = Removal(key=game, where=f"{game}.zca", commands_to=10**9, log_to=10**9)

@@ -13,7 +13,7 @@ from attacker import REFUSED
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js.errors import KeyNotFoundError
 
-from over_nats import new_game, stacked_game
+from over_nats import new_game, stacked_game, views_stored
 from zioncheck.client import CommandRefused, GameClient, read_view
 from zioncheck.contracts.commands import Deal, DrawStock, StartGame
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
@@ -53,6 +53,7 @@ async def dealt_game(client) -> str:
     await client.send(game, StartGame(game_id=game, players=2))
     await follower.wait_until(lambda f: f.state.hand == 1 and not f.state.hand_over)
     await follower.stop()
+    await views_stored(client, game)
     return game
 
 

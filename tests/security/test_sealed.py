@@ -13,7 +13,7 @@ import pytest
 from attacker import REFUSED, matches
 from nats.errors import TimeoutError as NatsTimeout
 
-from over_nats import stacked_game
+from over_nats import stacked_game, views_stored
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import DrawStock
 from zioncheck.contracts.intake import KEY_HEADER, Refused, Taken, decode_reply
@@ -33,6 +33,7 @@ from zioncheck.services.bus.topology import (
     archive_config,
     archive_stream,
     archive_subjects,
+    bot_view_key,
     bucket_configs,
     commands_stream,
     intake_subject,
@@ -139,6 +140,13 @@ def test_only_the_house_writer_of_each_stored_subject_may_publish_on_it():
         for subject in subjects:
             allowed = {role for role in ROLES if role != "operator" and may_publish(role, subject)}
             assert allowed == writers_of(subject), f"{stream}: {subject} may be published by {sorted(allowed)}"
+
+
+def test_only_the_projector_may_send_a_live_view():
+    """A live view is stored nowhere, so no stream's writer guards it: the permissions alone say who sends one."""
+    for key in (public_view_key("g"), seat_view_key("g", 0), bot_view_key("g", 0)):
+        allowed = {role for role in ROLES if role != "operator" and may_publish(role, view_live_subject(key))}
+        assert allowed == {"projector"}, f"{view_live_subject(key)} may be published by {sorted(allowed)}"
 
 
 @pytest.mark.parametrize("role", [role for role in ROLES if role != "operator"])
@@ -354,7 +362,7 @@ async def test_a_reply_subject_of_a_senders_choosing_never_reaches_a_stream(serv
     game = follower.game
     where = await layout(client.js)
     p = where.of(game)
-    await asyncio.sleep(0.3)
+    await views_stored(client, game)
     before = await _states(client.js, where.partitions)
     attacker = await login(user)
     for reply in (f"zc.log.{p}.{game}.move", stored_command_subject(p, game, "play"), f"zc.feed.platform.{game}",
@@ -405,7 +413,7 @@ async def test_no_login_but_the_archivers_purges_a_games_subjects_anywhere(servi
     follower = await stacked_game(client, 2, HANDS, STOCK)
     game = follower.game
     where = await layout(client.js)
-    await asyncio.sleep(0.3)   # the projector's and scoring's writes of the deal are done
+    await views_stored(client, game)   # the projector's and scoring's writes of the deal are done
     before = await _states(client.js, where.partitions)
     attacker = await login(user)
     streams = [*where.commands_streams(), *where.log_streams(), FEED, SCORES, kv_stream(VIEWS), kv_stream(STANDINGS),
