@@ -208,14 +208,17 @@ class ProjectorService:
         task.add_done_callback(self.settles.discard)
 
     async def _settle(self, game: str, projected: ProjectedGame) -> None:
-        """The game's views stored, unless they are already; a store that fails is said, and tried again with
-        the game's next batch or the next sweep (a server that went away is swept when it is back)."""
+        """The game's views stored, unless they are already; a store that fails is said, and tried again
+        SETTLE_SECONDS later while the game is held here (a server that went away is swept when it is back)."""
         try:
             async with self._lock(game):
                 if projected.unsettled:
                     await self._store(game, projected, [])
-        except Exception as error:  # noqa: BLE001 - said; the next batch or sweep stores them
+        except Exception as error:  # noqa: BLE001 - said, and tried again
             log.warning("views_not_stored", game=game, error=str(error)[:200])
+            if self.games.get(game) is projected and projected.settling is None:
+                projected.settling = asyncio.get_running_loop().call_later(SETTLE_SECONDS, self._settle_soon, game,
+                                                                           projected)
 
     def _lock(self, game: str) -> asyncio.Lock:
         """The game's lock (a drain or a sweep at a time), kept while anyone holds it."""

@@ -3,20 +3,35 @@ pauses): a platform's reader that subscribes first, then reads the stored view, 
 (docs/integration.md, "Reading views") ends on the log's own view through a projector killed mid-game and a
 server killed mid-game."""
 import asyncio
+import contextlib
+import random
 import subprocess
 import sys
 import time
 
 import pytest
+from nats.js.errors import NotFoundError
 
+from over_nats import stored_messages
+from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import StartGame
-from zioncheck.contracts.views import SeatView, decode_seat_view
+from zioncheck.contracts.views import SeatView, decode_public_view, decode_seat_view
 from zioncheck.domain.views import project, seat_view
+from zioncheck.services.bots.seats import play_seats
 from zioncheck.services.bus.access import connect, when_reconnected
 from zioncheck.services.bus.embedded import NatsServer
 from zioncheck.services.bus.log_store import read_stamped
-from zioncheck.services.bus.topology import DEFAULT_TENANT, VIEWS, game_key, kv_stream, kv_subject, seat_view_key
+from zioncheck.services.bus.topology import (
+    DEFAULT_TENANT,
+    VIEWS,
+    game_key,
+    kv_stream,
+    kv_subject,
+    layout,
+    public_view_key,
+    seat_view_key,
+)
 from zioncheck.services.wiring import prepare_topology
 
 pytestmark = pytest.mark.integration
@@ -125,3 +140,39 @@ async def test_a_reader_that_reads_the_stored_view_and_follows_the_live_ones_end
             process.kill()
             process.wait()
         server.stop()
+
+
+async def test_a_stored_view_is_at_most_two_seconds_behind_a_game_that_never_pauses_and_whole_once_it_does(
+        services, client):
+    """Four bots that move the moment they may: the game's views are stored at least every 2 s (SETTLE_MOST) all
+    the same, so a reader of the stored view alone (the gateway's HTTP GET) is never further behind; and once the
+    game pauses, the stored view has every batch."""
+    game = "settle-1"
+    follower = await client.follow(game)
+    await client.send(game, StartGame(game_id=game, players=4))
+    rng = random.Random(7)
+    playing = asyncio.create_task(play_seats(client, follower, {s: make_bot("greedy", rng) for s in range(4)}, rng,
+                                             pace=0.01))
+    where = await layout(client.js)
+    kv = await client.js.key_value(VIEWS)
+    samples = []
+    started = time.monotonic()
+    while time.monotonic() - started < 5.5 and not playing.done():
+        with contextlib.suppress(NotFoundError):
+            samples.append((time.time(), decode_public_view((await kv.get(public_view_key(game))).value)))
+        await asyncio.sleep(0.1)
+    playing.cancel()
+    await asyncio.gather(playing, return_exceptions=True)
+    await follower.stop()
+    logged = [message.time.timestamp() for message in
+              await stored_messages(client, where.log_stream(game), where.log_subject(game))]
+    assert logged[-1] - logged[0] > 4, "a game that moved on while it was read"
+    for at, view in samples:
+        due = sum(1 for stored_at in logged if stored_at < at - 2.5)
+        assert view.seq >= due, f"at {at:.1f} the stored view had {view.seq} batches of the {due} logged 2.5 s before"
+    assert any(view.seq < sum(1 for t in logged if t <= at) for at, view in samples), \
+        "while the game moved, its views were not stored a batch at a time"
+
+    async def whole() -> bool:
+        return decode_public_view((await kv.get(public_view_key(game))).value).seq == len(logged)
+    await until(whole, 5, "the stored view never had every batch once the game paused")
