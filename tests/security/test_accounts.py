@@ -46,6 +46,7 @@ from zioncheck.services.bus.topology import (
     seat_view_key,
     view_live_subject,
 )
+from zioncheck.services.projector.service import SETTLE_SECONDS
 from zioncheck.services.wiring import SERVICES, Services
 
 pytestmark = pytest.mark.security
@@ -148,10 +149,11 @@ async def _state(nc) -> dict:
 
 
 async def _settled(nc) -> dict:
-    """The state once the game services are done with what they were doing (a deal, its views)."""
+    """The state once the game services are done with what they were doing (a deal, its views): the same
+    over longer than the projector waits before it stores a quiet game's views."""
     before = await _state(nc)
-    for _ in range(40):
-        await asyncio.sleep(0.25)
+    for _ in range(20):
+        await asyncio.sleep(SETTLE_SECONDS + 0.25)
         now = await _state(nc)
         if now == before:
             return now
