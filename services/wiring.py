@@ -73,8 +73,8 @@ DEALER_ACK_WAIT = 0.5
 class Takes:
     """One thing a service takes in. `log`: batches of the game log, decoded (in each partition a durable
     pull consumer shared by every instance), or, `together`, as delivered, each game's handed over
-    together to the service's `on_batches`, which settles them (a PulledConsumer a partition, the
-    batches of `linger` seconds after the first in one hand-over at least); `stored`: a stream's
+    together to the service's `on_batches`, which settles them (a PulledConsumer a partition);
+    `stored`: a stream's
     messages as stored, handed to the service's `on_stored` (a durable pull consumer likewise, one a
     stream); `commands`: each partition's commands stream (a pull consumer whose priority group pins
     one table instance at a time); `requests`: core NATS requests answered by one instance of a queue
@@ -88,7 +88,6 @@ class Takes:
     workers: int = 1
     max_deliver: int = MAX_DELIVER
     together: bool = False
-    linger: float = 0.0
     ack_wait: float = ACK_WAIT
 
 
@@ -145,7 +144,7 @@ SPECS = (
     # after the first) are folded together and share one write of the views.
     ServiceSpec("projector", "folds the log into public and seat views and the redacted feed",
                 lambda nc, js: ProjectorService(js),
-                (Takes("log", _all_log, "zc-projector", log_stream, together=True, linger=0.02),),
+                (Takes("log", _all_log, "zc-projector", log_stream, together=True),),
                 (metrics.VIEWS_WRITTEN, metrics.FEED_PUBLISHED, metrics.JUNK)),
     # Every game's end comes again until its archive is written, checked and indexed (max_deliver -1); a
     # removal likewise, until the game is out of the hot streams. A few workers: a game's archive takes a
@@ -190,7 +189,7 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
     if takes.kind == "log" and takes.together:
         stream = takes.stream or log_stream
         return lambda nc: [PulledConsumer(nc, stream(p), takes.subject(p), takes.group,
-                                          lambda game, raws: service().on_batches(game, raws), takes.linger,
+                                          lambda game, raws: service().on_batches(game, raws),
                                           max_deliver=takes.max_deliver) for p in range(partitions)]
     if takes.kind == "stored":
         stream = takes.stream or log_stream

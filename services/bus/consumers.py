@@ -534,10 +534,10 @@ class PulledConsumer:
     forgotten and made again."""
 
     def __init__(self, nc: Client, stream: str, subject: str, durable: str, drain: Drain,
-                 linger: float = 0.0, in_hand: int = IN_HAND, max_deliver: int = MAX_DELIVER):
+                 in_hand: int = IN_HAND, max_deliver: int = MAX_DELIVER):
         self.nc, self.stream, self.subject, self.durable = nc, stream, subject, durable
         self.in_hand, self.max_deliver = in_hand, max_deliver
-        self.batches = GameBatches(drain, self._done, linger)
+        self.batches = GameBatches(drain, self._done)
         self.pulls = Pulls(nc, stream, durable)
         self.held = 0                       # delivered and not yet settled
         self.sub = None

@@ -69,12 +69,11 @@ Drain = Callable[[str, list[Msg]], Awaitable[None]]
 
 class GameBatches:
     """Each game's deliveries handed over together: one drain of a game at a time, in delivery order, and
-    a drain takes every message of the game that came while the one before it was worked (and while
-    `linger` seconds passed after the first). All games go on at once. `done(n)` is told each time n
-    messages leave hand, worked or not."""
+    a drain takes every message of the game that came while the one before it was worked. All games go on
+    at once. `done(n)` is told each time n messages leave hand, worked or not."""
 
-    def __init__(self, drain: Drain, done: Callable[[int], None], linger: float = 0.0):
-        self.drain, self.done, self.linger = drain, done, linger
+    def __init__(self, drain: Drain, done: Callable[[int], None]):
+        self.drain, self.done = drain, done
         self.queues: dict[str, list[Msg]] = {}
         self.workers: set[asyncio.Task] = set()
         self.stopped = False
@@ -91,8 +90,6 @@ class GameBatches:
 
     async def _drain(self, game: str, queue: list[Msg]) -> None:
         try:
-            if self.linger:
-                await asyncio.sleep(self.linger)
             while queue and not self.stopped:
                 taken = queue[:]
                 del queue[:]

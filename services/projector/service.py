@@ -1,4 +1,4 @@
-"""The projector service: each game's log folded into views in KV zc_views and a redacted feed.
+"""The projector service: each game's log folded into views, sent live and stored in KV zc_views, and a redacted feed.
 
 Platforms and people never read the log (it holds every hand's cards); they
 read what this publishes. Everything here is recomputable from the log
@@ -14,16 +14,16 @@ hot log once (`sweep`): folds its log again, writes its views, and publishes any
 stream lacks (each under its seq). A view is never stepped back meanwhile (view_store.put_newer).
 
 The log comes through a PulledConsumer (services/bus/consumers.py) a partition: each game's batches
-that came while its last were worked, or within 20 ms of the first, are handed over together, folded
-in order, and published at once: the game's views sent live on core NATS (zc.view.<key>, stored nowhere),
-its feed batches stored in order, and each log message acked only then. The views are stored (KV
-zc_views, each put acked) when the game settles: at once when a hand or the game ends, else once it has
-had no batch for SETTLE_SECONDS, or SETTLE_MOST after its first view not stored; and before the game
-leaves the projector's memory, and when the projector stops. A bot game appends hundreds of batches a
-second; storing its views a batch would cost the server more than the table's own appends. A stored
-view is so at most SETTLE_MOST behind a game in play, and its put is republished on the live subject
-too: a reader that subscribes first, then reads the stored view, and keeps the highest seq never misses
-the newest (docs/integration.md).
+that came while its last were worked are handed over together, folded in order, and published at
+once: the game's views sent live on core NATS (zc.view.<key>, stored nowhere), its feed batches
+stored in order, and each log message acked only then. The views are stored (KV zc_views, each put
+acked) when the game settles: at once when a hand or the game ends, else once it has had no batch
+for SETTLE_SECONDS, or SETTLE_MOST after its first view not stored; and before the game leaves the
+projector's memory, and when the projector stops. A bot game appends hundreds of batches a second;
+storing its views a batch would cost the server more than the table's own appends. A stored view is
+so at most SETTLE_MOST behind a game in play, and its put is republished on the live subject too: a
+reader that subscribes first, then reads the stored view, and keeps the highest seq never misses the
+newest (docs/integration.md).
 """
 import asyncio
 from collections import OrderedDict

@@ -123,17 +123,6 @@ async def test_a_games_batches_that_come_while_its_last_are_worked_are_handed_ov
     assert drains.settled == 5, "every message is counted out of hand once"
 
 
-async def test_batches_within_the_linger_after_the_first_share_its_hand_over():
-    drains = Drains()
-    drains.gate.set()
-    batches = GameBatches(drains.drain, drains.done, linger=0.05)
-    batches.take(delivered("a", 1))
-    await asyncio.sleep(0.01)
-    batches.take(delivered("a", 2))
-    await settled(batches)
-    assert drains.handed == [["a#1", "a#2"]]
-
-
 async def test_stopping_leaves_what_is_queued_unworked_and_out_of_hand():
     drains = Drains()
     batches = GameBatches(drains.drain, drains.done)
