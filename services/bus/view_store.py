@@ -1,10 +1,10 @@
 """Where projections go: views live on zc.view.<key> and stored in KV zc_views, the redacted feed on
 zc.feed.<game>.
 
-A view goes out live on core NATS as each batch is folded (send_live) and is stored when its game settles
-(services/projector/service.py). A view write is compare-and-set on the key's revision and never replaces a view
-of a higher seq, so a rebuild running beside the projector, or two projector
-instances, can never step a view back. Feed messages carry a Msg-Id, so a batch
+A view goes out live on core NATS as each batch is folded (send_live), and is stored when its game
+settles (services/projector/service.py). A view write is compare-and-set on the key's revision and never
+replaces a view of a higher seq, so a rebuild running beside the projector, or two projector instances,
+can never step a view back. Feed messages carry a Msg-Id, so a batch
 published twice within the stream's duplicate window is stored once.
 """
 import asyncio

@@ -1,11 +1,11 @@
 """Live streams over WebSocket: a game's public view and feed to its spectators, a seat's view to its seat.
 
 However many spectators watch a game, this gateway holds one subscription to its public
-view (its live subject, ViewWatch) and one consumer of its feed (a Hub); each frame is encoded once, and framed as a
-WebSocket frame once, for every spectator. Where the server offers it (FRAMED: the gateway's
-own server does, server.py), those bytes go straight to each spectator's socket, with no
-task to wake and no framing a socket, and what a spectator gets on joining goes in one
-write; a socket that cannot take them at once (its buffer full) gets its frames queued and
+view's live subject (ViewWatch) and one consumer of its feed (a Hub); each frame is encoded
+once, and framed as a WebSocket frame once, for every spectator. Where the server offers it
+(FRAMED: the gateway's own server does, server.py), those bytes go straight to each spectator's
+socket, with no task to wake and no framing a socket, and what a spectator gets on joining goes
+in one write; a socket that cannot take them at once (its buffer full) gets its frames queued and
 sent in turn, in order. A view waits VIEW_WAIT before it goes out, and only the newest of
 those that came meanwhile goes. A spectator that falls `backlog` frames behind is closed
 (1013) rather than slowing the others; it reconnects and starts again from the newest view.

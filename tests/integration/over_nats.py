@@ -1,5 +1,6 @@
 """Small helpers for tests that talk to a real server."""
 import asyncio
+import time
 
 import msgspec
 from nats.js.errors import NotFoundError
@@ -46,6 +47,15 @@ async def stacked_game(client: GameClient, players: int, hands, stock, discard=(
     await follower.outcome(await client.send(game, Deal(hand=hand, hands=hands, stock=stock, discard=list(discard)),
                                              as_dealer=True))
     return follower
+
+
+async def until(check, seconds: float, what: str) -> None:
+    """Until `await check()` holds; AssertionError(`what`) after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(what)
+        await asyncio.sleep(0.1)
 
 
 class _Seq(msgspec.Struct):

@@ -3,15 +3,14 @@ the server comes back, the game plays on, and its views are its log's again whil
 the feed by seq misses nothing and sees nothing twice. A server that comes back without some views or
 feed batches has them written again by the projector (its sweep), and the gateway's spectators get
 each batch once although those written again stand at other places in the feed's stream."""
-import asyncio
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 from nats.js.errors import NotFoundError
 
+from over_nats import until
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import Limits, StartGame
 from zioncheck.contracts.feed import decode_feed_batch
@@ -92,14 +91,6 @@ async def public_seqs(js, game: str) -> list[int]:
 
 async def game_over(js, game: str) -> bool:
     return project([batch for batch, _ in await read_stamped(js, game)]).game.game_over
-
-
-async def until(check, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(what)
-        await asyncio.sleep(0.2)
 
 
 async def test_views_and_feed_are_off_the_synced_path(tmp_path):

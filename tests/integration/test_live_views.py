@@ -12,7 +12,7 @@ import time
 import pytest
 from nats.js.errors import NotFoundError
 
-from over_nats import stored_messages
+from over_nats import stored_messages, until
 from zioncheck.bots import make_bot
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import StartGame
@@ -84,14 +84,6 @@ class SeatReader:
 
     async def close(self) -> None:
         await self.nc.close()
-
-
-async def until(check, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(what)
-        await asyncio.sleep(0.1)
 
 
 async def test_a_reader_that_reads_the_stored_view_and_follows_the_live_ones_ends_on_the_logs_view_through_kills(
