@@ -7,10 +7,11 @@ outcome by that number.
 
 A client logs in as a role (services/bus/access.py): following a game's log takes a role that
 may read it (the gateway, bots, the services, the operator). A platform or a spectator
-reads views and the feed instead; a platform learns its commands' outcomes from the
-views' `applied` and a seat's `refusals` (docs/integration.md).
+reads views and the feed instead (ViewFollower follows a view as a platform does); a platform
+learns its commands' outcomes from the views' `applied` and a seat's `refusals` (docs/integration.md).
 """
 import asyncio
+import contextlib
 import itertools
 import secrets
 import time
@@ -48,6 +49,7 @@ from zioncheck.services.bus.topology import (
     standings_key,
     stored_command_subject,
     tenant_of,
+    view_live_subject,
 )
 from zioncheck.services.observability import skipped
 
@@ -86,6 +88,66 @@ async def read_view(nc: Client, key: str, timeout: float = 5.0) -> bytes | None:
     direct get that names the key in its subject, the one read a tenant's login may make of a view."""
     reply = await request(nc, f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.{kv_subject(VIEWS, key)}", b"", timeout)
     return None if (reply.headers or {}).get("Status") else reply.data
+
+
+class ViewFollower:
+    """One view followed as a platform follows it (docs/integration.md): its live subject `zc.view.<key>`
+    subscribed first, then the stored view read by a direct get, and read again each time the connection
+    comes back (the live views sent while it was away never come). A view is kept only when its
+    `Nats-Subject` header names the key (`$KV.zc_views.<key>`: the projector's live views and the server's
+    republish of a stored one both do) and its `seq` is higher than the one kept: none missed, none taken
+    twice. `decode` turns a view's bytes into the view (contracts.views); `view` is the newest kept, the
+    `kept`th."""
+
+    def __init__(self, nc: Client, key: str, decode):
+        self.nc, self.key, self.decode = nc, key, decode
+        self.view = None
+        self.seq = self.kept = 0
+        self._changed = asyncio.Event()
+        self._sub = None
+
+    async def start(self) -> "ViewFollower":
+        self._sub = await self.nc.subscribe(view_live_subject(self.key), cb=self._on_live)
+        when_reconnected(self.nc, self.read_stored)
+        await self.read_stored()
+        return self
+
+    async def _on_live(self, msg) -> None:
+        if (msg.headers or {}).get("Nats-Subject") == kv_subject(VIEWS, self.key):
+            self._take(msg.data)
+
+    async def read_stored(self) -> None:
+        """The stored view, kept if it is newer than the one kept; nothing while the server does not answer
+        (it is read again when the connection is back)."""
+        try:
+            data = await read_view(self.nc, self.key)
+        except (TimeoutError, nats.errors.Error):
+            return
+        if data is not None:
+            self._take(data)
+
+    def _take(self, data: bytes) -> None:
+        try:
+            view = self.decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:   # no view of the key: passed over
+            skipped("client", "views", self.key, str(error))
+            return
+        if view.seq > self.seq:
+            self.view, self.seq, self.kept = view, view.seq, self.kept + 1
+            self._changed.set()
+
+    async def wait_until(self, predicate, timeout: float | None = 30.0):
+        """The newest view once predicate(view) holds; TimeoutError after `timeout` seconds."""
+        async with asyncio.timeout(timeout):
+            while self.view is None or not predicate(self.view):
+                self._changed.clear()
+                await self._changed.wait()
+        return self.view
+
+    async def stop(self) -> None:
+        if self._sub is not None:
+            with contextlib.suppress(nats.errors.Error):
+                await self._sub.unsubscribe()
 
 
 class GameClient:

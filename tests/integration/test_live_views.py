@@ -1,7 +1,7 @@
 """Views go out live on zc.view.<key> as each batch is folded and are stored when the game settles (hand ends,
 pauses): a platform's reader that subscribes first, then reads the stored view, and keeps the highest seq
-(docs/integration.md, "Reading views") ends on the log's own view through a projector killed mid-game and a
-server killed mid-game."""
+(docs/integration.md; the client library's ViewFollower) ends on the log's own view through a projector
+killed mid-game and a server killed mid-game."""
 import asyncio
 import contextlib
 import random
@@ -14,20 +14,18 @@ from nats.js.errors import NotFoundError
 
 from over_nats import stored_messages, until
 from zioncheck.bots import make_bot
-from zioncheck.client import GameClient
+from zioncheck.client import GameClient, ViewFollower
 from zioncheck.contracts.commands import StartGame
-from zioncheck.contracts.views import SeatView, decode_public_view, decode_seat_view
+from zioncheck.contracts.views import decode_public_view, decode_seat_view
 from zioncheck.domain.views import project, seat_view
 from zioncheck.services.bots.seats import play_seats
-from zioncheck.services.bus.access import connect, when_reconnected
+from zioncheck.services.bus.access import connect
 from zioncheck.services.bus.embedded import NatsServer
 from zioncheck.services.bus.log_store import read_stamped
 from zioncheck.services.bus.topology import (
     DEFAULT_TENANT,
     VIEWS,
     game_key,
-    kv_stream,
-    kv_subject,
     layout,
     public_view_key,
     seat_view_key,
@@ -44,61 +42,20 @@ def serve(server: NatsServer, *services: str) -> subprocess.Popen:
                              "--log-level", "error"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-class SeatReader:
-    """A platform's reader of one seat's view, as docs/integration.md has it: subscribe to zc.view.<key>, then
-    read the stored view by a direct get (and again each time the connection comes back), keep a view only
-    when its Nats-Subject header names the key and its seq is higher than the one kept."""
-
-    def __init__(self, key: str):
-        self.key, self.view, self.taken, self.older = key, None, [], 0
-
-    @property
-    def seq(self) -> int:
-        return self.view.seq if self.view is not None else 0
-
-    async def start(self, server: NatsServer) -> None:
-        self.nc = await connect(server.access, "platform", max_reconnect_attempts=-1, reconnect_time_wait=0.2)
-        await self.nc.subscribe(f"zc.view.{self.key}", cb=self._on_live)
-        when_reconnected(self.nc, self.read_stored)
-        await self.read_stored()
-
-    async def _on_live(self, msg) -> None:
-        if (msg.headers or {}).get("Nats-Subject") == kv_subject(VIEWS, self.key):
-            self._take(decode_seat_view(msg.data))
-
-    async def read_stored(self) -> None:
-        try:
-            got = await self.nc.request(f"$JS.API.DIRECT.GET.{kv_stream(VIEWS)}.{kv_subject(VIEWS, self.key)}",
-                                        b"", timeout=5)
-        except Exception:  # noqa: BLE001 - the server went away again: read at the next reconnect
-            return
-        if (got.headers or {}).get("Status") is None:   # a Status header: no view stored yet
-            self._take(decode_seat_view(got.data))
-
-    def _take(self, view: SeatView) -> None:
-        if view.seq > self.seq:
-            self.view = view
-            self.taken.append(view.seq)
-        else:
-            self.older += 1
-
-    async def close(self) -> None:
-        await self.nc.close()
-
-
 async def test_a_reader_that_reads_the_stored_view_and_follows_the_live_ones_ends_on_the_logs_view_through_kills(
         tmp_path):
     server = NatsServer(tmp_path / "jetstream")
     await prepare_topology(server.access)
     house = serve(server, "table", "dealer", "scoring", "intake", "bots")
     projector = serve(server, "projector")
-    reader, operator = SeatReader(seat_view_key(game_key(DEFAULT_TENANT, GAME), 0)), None
+    reader = operator = None
     try:
         platform = await GameClient.connect(server.access, "platform")
         await platform.send(GAME, StartGame(game_id=GAME, players=SEATS, first_hand=5, seats=["strong"] * SEATS),
                             msg_id=f"start-{GAME}", patience=30)
         await platform.close()
-        await reader.start(server)
+        nc = await connect(server.access, "platform", max_reconnect_attempts=-1, reconnect_time_wait=0.2)
+        reader = await ViewFollower(nc, seat_view_key(game_key(DEFAULT_TENANT, GAME), 0), decode_seat_view).start()
 
         async def past(seq: int) -> bool:
             return reader.seq >= seq
@@ -123,11 +80,13 @@ async def test_a_reader_that_reads_the_stored_view_and_follows_the_live_ones_end
         last = seat_view(project([batch for batch, _ in stamped], (due for _, due in stamped)), 0)
         await until(lambda: past(last.seq), 30, "the reader never got the last batch's view")
         assert reader.view == last, "the reader ends on the log's own view of its seat"
-        assert len(reader.taken) > 60, "it followed the game as it went, not only its stored ends"
+        assert reader.kept > 60, "it followed the game as it went, not only its stored ends"
     finally:
         if operator is not None:
             await operator.close()
-        await reader.close()
+        if reader is not None:
+            await reader.stop()
+            await reader.nc.close()
         for process in (house, projector):
             process.kill()
             process.wait()
