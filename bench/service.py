@@ -93,7 +93,8 @@ async def _game(client: TimedClient, index: int, followers: list) -> None:
 
 async def services_run(access: Access, games: int, seconds: float, intake: bool = True,
                        views: "ViewWatch | None" = None) -> dict:
-    client = TimedClient(await connect(access, "gateway" if intake else "operator"), straight=not intake)
+    client = TimedClient(await connect(access, "gateway" if intake else "operator", name="zioncheck-bench-bots"),
+                         straight=not intake)
     followers: list = []
     started = time.perf_counter()
     tasks = [asyncio.create_task(_game(client, i, followers)) for i in range(games)]
@@ -154,7 +155,7 @@ def watch_views(access: Access, pipe) -> None:
 
 
 async def _watch_views(access: Access, pipe) -> None:
-    nc = await connect(access, "operator")
+    nc = await connect(access, "operator", name="zioncheck-bench-views-reader")
     seen: list[tuple[str, int, float]] = []
     decoder = msgspec.json.Decoder(_Seq)
 
