@@ -40,6 +40,7 @@ from zioncheck.services.bus.topology import (
     STANDINGS,
     VIEWS,
     intake_subject,
+    is_view_of,
     kv_stream,
     kv_subject,
     layout,
@@ -113,7 +114,7 @@ class ViewFollower:
         return self
 
     async def _on_live(self, msg) -> None:
-        if (msg.headers or {}).get("Nats-Subject") == kv_subject(VIEWS, self.key):
+        if is_view_of(msg, self.key):
             self._take(msg.data)
 
     async def read_stored(self) -> None:

@@ -42,6 +42,7 @@ from zioncheck.services.bus.topology import (
     BOT_VIEWS,
     VIEWS,
     game_of,
+    is_view_of,
     kv_stream,
     kv_subject,
     view_live_subject,
@@ -132,9 +133,8 @@ class BotsService:
         """A bot seat's view, live from the projector or as the server republished its store: its game's bots
         look at it, or, for a game not played here yet, it is the game's start (or the first view heard since
         this service started)."""
-        key = msg.subject.removeprefix(view_live_subject(""))
-        if (msg.headers or {}).get("Nats-Subject") != kv_subject(VIEWS, key):
-            return   # a view names its own key: anything else delivered here is no view of it
+        if not is_view_of(msg, msg.subject.removeprefix(view_live_subject(""))):
+            return
         try:
             view = decode_seat_view(msg.data)
         except msgspec.DecodeError as error:   # not a view: nothing to play

@@ -638,6 +638,13 @@ def view_live_subject(key: str) -> str:
     return f"zc.view.{key}"
 
 
+def is_view_of(msg, key: str) -> bool:
+    """Whether a message heard on view_live_subject(key) is a view of `key`: the projector's live views and the
+    server's republish of a stored one both name the key's stored subject in `Nats-Subject`; anything else
+    delivered there (a reply another login aimed at it) is no view of it."""
+    return (msg.headers or {}).get("Nats-Subject") == kv_subject(VIEWS, key)
+
+
 def public_feed_subject(game: str) -> str:
     """Where the server republishes each feed batch stored for `game`."""
     return f"zc.public.{_tenant_game(game)}"

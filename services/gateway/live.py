@@ -31,7 +31,13 @@ from prometheus_client import Gauge
 from websockets.frames import Frame, Opcode
 
 from zioncheck.services.bus.access import server_id, when_reconnected
-from zioncheck.services.bus.topology import FEED, VIEWS, feed_subject, kv_subject, public_view_key, view_live_subject
+from zioncheck.services.bus.topology import (
+    FEED,
+    feed_subject,
+    is_view_of,
+    public_view_key,
+    view_live_subject,
+)
 from zioncheck.services.observability import skipped
 
 HISTORY = 40          # feed batches a new spectator gets before live ones, for a page's list of moves
@@ -127,7 +133,7 @@ class ViewWatch:
         return self
 
     async def _on_live(self, msg) -> None:
-        if (msg.headers or {}).get("Nats-Subject") == kv_subject(VIEWS, self.key):   # a view of this key
+        if is_view_of(msg, self.key):
             self._offer(msg.data, time.time(), 0)
 
     def _offer(self, data: bytes, made: float | None, revision: int) -> None:
