@@ -109,10 +109,11 @@ TAPS = """() => { const claim = document.getElementById('claim');
 WORD = re.compile(r"[^\W\d_]{2,}")
 NOT_A_WORD = re.compile(r"[-/._=@'0-9#]")   # ids, numbers, field names
 CARD = re.compile(r"(?:10|[2-9AJQK])[CDHS]|JK")
+PIPS = "\u2663\u2666\u2665\u2660\u2605"   # a card's face as the page draws it: its rank, then one of these (cards.js)
 
 
 def words_of(text: str) -> set[str]:
-    tokens = [token.strip(".,;:()«»!?¡¿·") for token in text.split()]
+    tokens = [token.strip(".,;:()«»!?¡¿·").rstrip(PIPS) for token in text.split()]
     return {word.lower() for token in tokens if not NOT_A_WORD.search(token) and not CARD.fullmatch(token)
             for word in WORD.findall(token)}
 
