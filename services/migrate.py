@@ -47,7 +47,12 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFound
 from zioncheck.contracts.log import Batch, decode_batch, encode
 from zioncheck.contracts.scores import Standings
 from zioncheck.services.bus import log_store
-from zioncheck.services.bus.consumers import consumer_config, create_pinned_consumer
+from zioncheck.services.bus.consumers import (
+    consumer_config,
+    create_consumer,
+    create_pinned_consumer,
+    pulled_consumer_config,
+)
 from zioncheck.services.bus.topology import (
     COMMANDS,
     DERIVED,
@@ -188,6 +193,11 @@ async def _consumers_after_the_copies(js: JetStreamContext, partitions: int) -> 
                                                              deliver_policy="by_start_sequence", opt_start_seq=start):
                         raise MigrationRefused(f"consumer {takes.group} on {stream}: {error}")
                     continue
+                if takes.together:   # the projector's, which acks nothing
+                    if error := await create_consumer(js._nc, stream,
+                                                      pulled_consumer_config(takes.group, takes.subject(p), start)):
+                        raise MigrationRefused(f"consumer {takes.group} on {stream}: {error}")
+                    continue
                 base = consumer_config(ack_wait=takes.ack_wait)
                 await js.add_consumer(stream, ConsumerConfig(
                     durable_name=takes.group, filter_subject=takes.subject(p), ack_policy=AckPolicy.EXPLICIT,
@@ -216,7 +226,8 @@ async def _made_again(js: JetStreamContext, name: str, current: StreamConfig, sa
     if state.messages and (state.first_seq != 1 or state.messages != state.last_seq):
         raise MigrationRefused(f"{name} holds {state.messages} messages from sequence {state.first_seq} to "
                                f"{state.last_seq}: its sequences cannot be kept, so it is left denying purges")
-    where = {c.name: (c.config.filter_subject, (c.ack_floor.stream_seq or 0) if c.ack_floor else 0)
+    where = {c.name: (c.config.filter_subject, (c.ack_floor.stream_seq or 0) if c.ack_floor else 0,
+                      c.config.ack_policy)
              for c in await _consumers(js, name) if c.config.durable_name}
     aside = f"{name}_UNSEAL"
     with contextlib.suppress(NotFoundError):
@@ -239,9 +250,13 @@ async def _made_again(js: JetStreamContext, name: str, current: StreamConfig, sa
         if ack.seq != msg.metadata.sequence.stream:
             raise MigrationRefused(f"{name}: message {msg.metadata.sequence.stream} came back at {ack.seq}; "
                                    f"{aside} keeps every message")
-    for durable, (subject, floor) in where.items():
+    for durable, (subject, floor, acks) in where.items():
         if durable in _from_the_start():   # the archiver's: every game's end again, to remove those archived
             floor = 0
+        if acks == AckPolicy.NONE:   # the projector's
+            if error := await create_consumer(js._nc, name, pulled_consumer_config(durable, subject, floor + 1)):
+                raise MigrationRefused(f"consumer {durable} on {name}: {error}")
+            continue
         base = consumer_config()
         await js.add_consumer(name, ConsumerConfig(
             durable_name=durable, filter_subject=subject, ack_policy=AckPolicy.EXPLICIT, ack_wait=base.ack_wait,

@@ -73,14 +73,14 @@ DEALER_ACK_WAIT = 0.5
 class Takes:
     """One thing a service takes in. `log`: batches of the game log, decoded (in each partition a durable
     pull consumer shared by every instance), or, `together`, as delivered, each game's handed over
-    together to the service's `on_batches`, which settles them (a PulledConsumer a partition);
-    `stored`: a stream's
+    together to the service's `on_batches` (a PulledConsumer a partition, which acks nothing: the service
+    reads the log itself for what a delivery lost); `stored`: a stream's
     messages as stored, handed to the service's `on_stored` (a durable pull consumer likewise, one a
     stream); `commands`: each partition's commands stream (a pull consumer whose priority group pins
     one table instance at a time); `requests`: core NATS requests answered by one instance of a queue
-    group. `subject` and `stream` name partition p's. A message of a durable consumer is given up after
-    `max_deliver` deliveries (-1: never), and comes again `ack_wait` seconds after a delivery not settled:
-    to another instance, when the one it went to died."""
+    group. `subject` and `stream` name partition p's. A message of a durable consumer that acks is given
+    up after `max_deliver` deliveries (-1: never), and comes again `ack_wait` seconds after a delivery not
+    settled: to another instance, when the one it went to died."""
     kind: Literal["log", "stored", "commands", "requests"]
     subject: Callable[[int], str]
     group: str            # the durable consumer or queue group every instance shares
@@ -140,8 +140,8 @@ SPECS = (
                 lambda nc, js: ScoringService(js),
                 (Takes("log", hand_boundaries, "zc-scoring", log_stream),),
                 (metrics.HANDS_SCORED, metrics.JUNK)),
-    # Every batch of every game: each game's batches that came while its last were worked (or in the 20 ms
-    # after the first) are folded together and share one write of the views.
+    # Every batch of every game: each game's batches that came while its last were worked are folded
+    # together and share one sending of the views.
     ServiceSpec("projector", "folds the log into public and seat views and the redacted feed",
                 lambda nc, js: ProjectorService(js),
                 (Takes("log", _all_log, "zc-projector", log_stream, together=True),),
@@ -189,8 +189,8 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
     if takes.kind == "log" and takes.together:
         stream = takes.stream or log_stream
         return lambda nc: [PulledConsumer(nc, stream(p), takes.subject(p), takes.group,
-                                          lambda game, raws: service().on_batches(game, raws),
-                                          max_deliver=takes.max_deliver) for p in range(partitions)]
+                                          lambda game, raws: service().on_batches(game, raws))
+                          for p in range(partitions)]
     if takes.kind == "stored":
         stream = takes.stream or log_stream
         for name, subject in dict.fromkeys((stream(p), takes.subject(p)) for p in range(partitions)):

@@ -9,7 +9,8 @@ requests on the broker's own connection, one consumer per partition whose priori
 pins one table instance at a time, each delivery handed straight to that partition's
 per-game queues (services/bus/game_queues.py). The projector, which sees every batch of the
 log, takes it through a PulledConsumer likewise, every instance pulling, each game's deliveries
-handed over together (GameBatches).
+handed over together (GameBatches), and acks none of them: what it derives it rebuilds from the
+log itself (services/projector/service.py), so an ack a batch would only be a message more.
 """
 import asyncio
 import contextlib
@@ -154,6 +155,14 @@ def pull_consumer_config(durable: str, subject: str, max_deliver: int = MAX_DELI
     return {"durable_name": durable, "filter_subject": subject, "ack_policy": "explicit",
             "ack_wait": int(config.ack_wait * NANOS),
             "max_ack_pending": config.max_ack_pending, "max_deliver": config.max_deliver}
+
+
+def pulled_consumer_config(durable: str, subject: str, start: int = 0) -> dict:
+    """A PulledConsumer's durable consumer of `subject`, as the API takes it: one that acks nothing (a message
+    delivered is settled), for a service that reads the stream itself for whatever a delivery lost; from
+    stream sequence `start` if given, else from the first message."""
+    config = {"durable_name": durable, "filter_subject": subject, "ack_policy": "none"}
+    return config | {"deliver_policy": "by_start_sequence", "opt_start_seq": start} if start else config
 
 
 def pinned_consumer_config(durable: str, subject: str) -> dict:
@@ -529,14 +538,16 @@ IN_HAND = 512
 class PulledConsumer:
     """A durable pull consumer on one stream that every instance shares (no pin: the server spreads the
     deliveries), pulled raw on the connection's own inbox, each game's deliveries handed over together
-    to `drain(game, messages)`, which settles each one (GameBatches). At most `in_hand` messages are
-    asked for or in hand; a pull that outlives its expiry unanswered (lost with a reconnect) is
-    forgotten and made again."""
+    to `drain(game, messages)` (GameBatches). It acks nothing (pulled_consumer_config): a delivery is
+    settled once sent, and one its service failed on, or lost with a connection or a stop, is never
+    delivered again; the service reads the stream itself for those. At most `in_hand` messages are asked
+    for or in hand; a pull that outlives its expiry unanswered (lost with a reconnect) is forgotten and
+    made again."""
 
     def __init__(self, nc: Client, stream: str, subject: str, durable: str, drain: Drain,
-                 in_hand: int = IN_HAND, max_deliver: int = MAX_DELIVER):
+                 in_hand: int = IN_HAND):
         self.nc, self.stream, self.subject, self.durable = nc, stream, subject, durable
-        self.in_hand, self.max_deliver = in_hand, max_deliver
+        self.in_hand = in_hand
         self.batches = GameBatches(drain, self._done)
         self.pulls = Pulls(nc, stream, durable)
         self.held = 0                       # delivered and not yet settled
@@ -548,7 +559,6 @@ class PulledConsumer:
 
     async def start(self) -> None:
         await self._ensure()
-        await reset(self.nc, self.stream, self.durable)   # what this service held when it died, at once
         self.sub = await self.pulls.listen(self._on_message)
         self.ticker = asyncio.create_task(self._tick())
         await self.refill()
@@ -557,23 +567,35 @@ class PulledConsumer:
     async def pull_again(self) -> None:
         """The connection came back: the server it reaches holds none of the pulls made before, so they are
         made again as soon as it serves the consumer, not once they would have expired (a game's views waited
-        seconds after a restart); and what was delivered before and not acked comes again then, not after
-        ack_wait (`reset`)."""
+        seconds after a restart)."""
         self.again = asyncio.create_task(self._pull_again())
 
     async def _pull_again(self) -> None:
         await until_serving(self.nc, self.stream, self.durable)
         self.pulls.clear()
-        await reset(self.nc, self.stream, self.durable)
         await self.refill()
 
     async def _ensure(self) -> None:
-        error = await create_consumer(self.nc, self.stream,
-                                      pull_consumer_config(self.durable, self.subject, self.max_deliver),
-                                      action="create")
-        if error and error.get("err_code") != CONSUMER_EXISTS:   # 10148: there already (made where it was by
-            # `zioncheck migrate`, say), and never changed here
+        """The consumer made, unless it is there; one there that acks its deliveries (made before they
+        were not acked) is made again to ack none, from the first message it had not settled."""
+        config = pulled_consumer_config(self.durable, self.subject)
+        error = await create_consumer(self.nc, self.stream, config, action="create")
+        if not error or error.get("err_code") != CONSUMER_EXISTS:
+            if error:
+                raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
+            return
+        # 10148: there already, with another config (made by `zioncheck migrate`, say): left as it is
+        # unless it acks, which this consumer never does
+        info = await consumer_info(self.nc, self.stream, self.durable, 5.0)
+        if info.get("config", {}).get("ack_policy", "none") == "none":
+            return
+        floor = (info.get("ack_floor") or {}).get("stream_seq", 0)
+        await self.nc.request(f"$JS.API.CONSUMER.DELETE.{self.stream}.{self.durable}", b"", timeout=5.0)
+        again = pulled_consumer_config(self.durable, self.subject, floor + 1)
+        error = await create_consumer(self.nc, self.stream, again, action="create")
+        if error and error.get("err_code") != CONSUMER_EXISTS:   # made meanwhile by another instance
             raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
+        log.info("consumer_made_again", stream=self.stream, durable=self.durable, ack_policy="none", start=floor + 1)
 
     async def refill(self) -> None:
         """Ask for as many as there is room for, in one pull, once there is room for a quarter of `in_hand`
@@ -624,17 +646,3 @@ class PulledConsumer:
                 await self.sub.unsubscribe()
             self.sub = None
         await self.batches.stop()
-
-
-async def settle_drained(raws: list[Msg], work: Awaitable[list[Msg]], what: str) -> None:
-    """Ack the messages the work returns as done once it is done (it settles the others itself); if it
-    fails, every message comes again in a second, each given up after MAX_DELIVER deliveries."""
-    try:
-        done = await work
-    except Exception as error:  # noqa: BLE001 - the consumer must outlive any one drain
-        log.error("handler_failed", what=what, subject=raws[0].subject if raws else "", error=repr(error))
-        for raw in raws:
-            await failed(raw, what, error)
-        return
-    for raw in done:
-        await raw.ack()

@@ -15,11 +15,14 @@ stream lacks (each under its seq). A view is never stepped back meanwhile (view_
 
 The log comes through a PulledConsumer (services/bus/consumers.py) a partition: each game's batches
 that came while its last were worked are handed over together, folded in order, and published at
-once: the game's views sent live on core NATS (zc.view.<key>, stored nowhere), its feed batches
-stored in order, and each log message acked only then. The views are stored (KV zc_views, each put
-acked) when the game settles: at once when a hand or the game ends, else once it has had no batch
-for SETTLE_SECONDS, or SETTLE_MOST after its first view not stored; and before the game leaves the
-projector's memory, and when the projector stops. A bot game appends hundreds of batches a second;
+once: the game's views sent live on core NATS (zc.view.<key>, stored nowhere) and its feed batches
+stored in order. No delivery is acked (one ack a batch was a tenth of the path's messages): a game
+whose batches failed to fold or publish is folded again from its log (`_recover`), a batch lost with
+the connection is read by the sweep after a reconnect, and one lost with a stop or a crash by the
+sweep at the next start; a game's next batch catches up on any before it. The views are stored
+(KV zc_views, each put acked) when the game settles: at once when a hand or the game ends, else once
+it has had no batch for SETTLE_SECONDS, or SETTLE_MOST after its first view not stored; and before the
+game leaves the projector's memory, and when the projector stops. A bot game appends hundreds of batches a second;
 storing its views a batch would cost the server more than the table's own appends. A stored view is
 so at most SETTLE_MOST behind a game in play, and its put is republished on the live subject too: a
 reader that subscribes first, then reads the stored view, and keeps the highest seq never misses the
@@ -40,7 +43,7 @@ from zioncheck.contracts.log import Batch, decode_batch
 from zioncheck.domain.views import Projection, advance
 from zioncheck.services.bus import open_games
 from zioncheck.services.bus.access import server_id
-from zioncheck.services.bus.consumers import drop, settle_drained
+from zioncheck.services.bus.consumers import drop
 from zioncheck.services.bus.log_store import batches, due_at, read_stored, still_logged, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
 from zioncheck.services.bus.view_store import last_feed_seq, send_live, store_feed, views_of, write_views
@@ -50,6 +53,7 @@ log = structlog.get_logger("projector")
 SERVER_CHECK_SECONDS = 2.0   # how often the projector looks whether its server is one it has swept
 SETTLE_SECONDS = 0.5         # a game with no batch for this long has its views stored
 SETTLE_MOST = 2.0            # and one that never pauses, this long after its first view not stored
+RECOVER_TRIES = 20           # a game whose projection fails is folded again from its log this often at most
 
 # The log writer names the game's previous log message in this header of each batch
 # (services/bus/log_store.py, append); matching it proves no batch of the game was missed.
@@ -82,16 +86,22 @@ class ProjectorService:
         self.swept: set[str] = set()   # the servers (by id) on which every hot game's views and feed are whole
         self.server: str | None = None  # the server the games held were projected on
         self.watch: asyncio.Task | None = None
-        self.settles: set[asyncio.Task] = set()   # stores of settled games under way
+        self.settles: set[asyncio.Task] = set()   # stores of settled games, and games folded again, under way
+        self.reconnects = 0             # the connection's reconnects when the server was last looked at
+        self.recovering: dict[str, asyncio.TimerHandle] = {}   # games to fold again from their logs, soon
 
     async def start(self) -> None:
         self.watch = asyncio.ensure_future(self._watch_servers())
 
     async def stop(self) -> None:
-        """Stop watching, and store the views of every game not settled yet."""
+        """Stop watching, and store the views of every game not settled yet (a game waiting to be folded
+        again from its log is left to the sweep at the next start)."""
         if self.watch is not None:
             self.watch.cancel()
             await asyncio.gather(self.watch, return_exceptions=True)
+        for handle in self.recovering.values():
+            handle.cancel()
+        self.recovering.clear()
         await asyncio.gather(*self.settles, return_exceptions=True)
         await asyncio.gather(*(self._settle(game, projected) for game, projected in list(self.games.items())
                                if projected.unsettled), return_exceptions=True)
@@ -109,10 +119,15 @@ class ProjectorService:
             self.games.clear()
 
     async def _watch_servers(self) -> None:
-        """Sweep whenever the connection is on a server not swept yet; a sweep that fails is tried again."""
+        """Sweep whenever the connection is on a server not swept yet, or came back to one (what was being
+        delivered then is lost); a sweep that fails is tried again."""
         while True:
             self._on_which_server()
             server = self.server
+            reconnects = self.js._nc.stats["reconnects"]
+            if reconnects != self.reconnects:
+                self.reconnects = reconnects
+                self.swept.discard(server)
             if server and server not in self.swept and self.js._nc.is_connected:
                 try:
                     await self.sweep()
@@ -130,26 +145,59 @@ class ProjectorService:
         playing = await open_games.marked(self.js)
         games = sorted(stored, key=lambda game: game not in playing)
         for done, game in enumerate(games, 1):
-            async with self._lock(game):
-                projected, feeds = await self._projected(game), []
-                await self._catch_up(projected, game, before=2 ** 62, known=0, feeds=feeds)
-                if not await still_logged(self.js, game, projected.last):   # removed since it was counted
-                    self.games.pop(game, None)
-                    continue
-                await self._store(game, projected, feeds)
+            await self._rewrite(game)
             if done % 1000 == 0:
                 log.info("sweeping", games=done, of=len(games))
         log.info("swept", games=len(games))
         return len(games)
 
-    async def on_batches(self, game: str, raws: list[Msg]) -> None:
-        """Fold the game's log messages as delivered (and any earlier one not folded yet), write its views
-        once for them all, and only then ack each; if that fails, every one comes again."""
-        await settle_drained(raws, self._drained(game, raws), "log")
+    async def _rewrite(self, game: str) -> None:
+        """The game folded up to the end of its log, and its views and any feed batch the stream lacks stored."""
+        async with self._lock(game):
+            projected, feeds = await self._projected(game), []
+            await self._catch_up(projected, game, before=2 ** 62, known=0, feeds=feeds)
+            if not await still_logged(self.js, game, projected.last):   # removed since it was counted
+                self.games.pop(game, None)
+                return
+            await self._store(game, projected, feeds)
 
-    async def _drained(self, game: str, raws: list[Msg]) -> list[Msg]:
+    async def on_batches(self, game: str, raws: list[Msg]) -> None:
+        """Fold the game's log messages as delivered (and any earlier one not folded yet) and publish its
+        views once for them all. None is acked (the consumer acks nothing): if that fails, the game is
+        folded again from its log (`_recover`)."""
+        try:
+            await self._drained(game, raws)
+        except Exception as error:  # noqa: BLE001 - the consumer must outlive any one game
+            log.error("projection_failed", game=game, error=repr(error)[:200])
+            self._recover_soon(game, 1)
+
+    def _recover_soon(self, game: str, tries: int) -> None:
+        """The game folded again from its log and stored SETTLE_SECONDS from now (once, however often its
+        batches fail meanwhile), in a task of its own."""
+        def start() -> None:
+            del self.recovering[game]
+            task = asyncio.ensure_future(self._recover(game, tries))
+            self.settles.add(task)
+            task.add_done_callback(self.settles.discard)
+        if game not in self.recovering:
+            self.recovering[game] = asyncio.get_running_loop().call_later(SETTLE_SECONDS, start)
+
+    async def _recover(self, game: str, tries: int) -> None:
+        """A game whose batches failed to fold or publish: its views and feed written again from its log (a
+        later batch of it would catch up too, but a game may have none), tried again a while later if that
+        fails too, up to RECOVER_TRIES times (then the next batch, or the next sweep)."""
+        try:
+            await self._rewrite(game)
+        except Exception as error:  # noqa: BLE001 - said, and tried again
+            if tries >= RECOVER_TRIES:
+                log.error("projection_given_up", game=game, tries=tries, error=repr(error)[:200])
+                return
+            log.warning("projection_failed_again", game=game, tries=tries, error=repr(error)[:200])
+            self._recover_soon(game, tries + 1)
+
+    async def _drained(self, game: str, raws: list[Msg]) -> None:
         self._on_which_server()
-        done, feeds, folded = [], [], False
+        feeds, folded = [], False
         async with self._lock(game):
             try:
                 projected = await self._projected(game)
@@ -161,7 +209,6 @@ class ProjectorService:
                         continue
                     folded |= await self._project(projected, game, raw.metadata.sequence.stream, raw.headers or {},
                                                   batch, feeds)
-                    done.append(raw)
                 if folded:
                     await self._publish(game, projected, feeds)
             except Exception:
@@ -169,7 +216,6 @@ class ProjectorService:
                 raise
         if folded:
             log.debug("projected", game=game, seq=projected.projection.seq, log_seq=projected.last)
-        return done
 
     async def _publish(self, game: str, projected: ProjectedGame, feeds: list[tuple[int, list]]) -> None:
         """The game's views sent live and the feed batches folded stored (each alone, in order, all sent at

@@ -51,7 +51,9 @@ async def test_a_reader_that_reads_the_stored_view_and_follows_the_live_ones_end
     reader = operator = None
     try:
         platform = await GameClient.connect(server.access, "platform")
-        await platform.send(GAME, StartGame(game_id=GAME, players=SEATS, first_hand=5, seats=["strong"] * SEATS),
+        # three hands, so that the game outlasts both kills: each is followed by 20 batches more, and a hand of
+        # these bots is some 40 batches
+        await platform.send(GAME, StartGame(game_id=GAME, players=SEATS, first_hand=4, seats=["strong"] * SEATS),
                             msg_id=f"start-{GAME}", patience=30)
         await platform.close()
         nc = await connect(server.access, "platform", max_reconnect_attempts=-1, reconnect_time_wait=0.2)

@@ -3,7 +3,7 @@ import asyncio
 import subprocess
 import sys
 
-from over_nats import stacked_game, stored_feed
+from over_nats import stacked_game, stored_feed, until
 from zioncheck.contracts import events as ev
 from zioncheck.contracts.commands import Discard, DrawStock
 from zioncheck.contracts.feed import decode_feed_batch
@@ -13,6 +13,7 @@ from zioncheck.domain.views import feed_batch, project, public_view, seat_view
 from zioncheck.services.bus.log_store import read_stamped
 from zioncheck.services.bus.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
 from zioncheck.services.bus.view_store import write_views
+from zioncheck.services.projector import service as projector_service
 from zioncheck.services.wiring import Services
 
 HANDS = [["2C", "3C", "4C", "5C"], ["2D", "3D", "4D", "5D"], ["2H", "3H", "4H", "5H"]]
@@ -83,6 +84,30 @@ async def test_a_projector_that_starts_late_or_restarts_projects_each_batch_once
         await projector.stop()
     finally:
         await table.stop()
+
+
+async def test_a_game_whose_views_failed_to_go_out_is_folded_again_from_its_log(nats_server, client, monkeypatch):
+    """The projector acks no delivery of the log: a batch it failed on never comes again, so the game is folded
+    again from its log, even when no batch of it follows."""
+    failures = []
+    send_live = projector_service.send_live
+
+    async def failing_once(nc, views):
+        if not failures:
+            failures.append(len(views))
+            raise ConnectionError("the server went away")
+        await send_live(nc, views)
+    services = await Services().start(["table", "intake", "projector"], nats_server.access)
+    try:
+        follower = await stacked_game(client, 3, HANDS, STOCK)
+        await play(client, follower, MOVES[:-1])
+        await projected(client, follower.game, len(follower.batches))
+        monkeypatch.setattr(projector_service, "send_live", failing_once)
+        await play(client, follower, MOVES[-1:])      # the game's last batch, and it fails to go out
+        await until(lambda: asyncio.sleep(0, bool(failures)), 10, "the projector never tried to send the views")
+        await assert_views_are_the_logs(client, follower)
+    finally:
+        await services.stop()
 
 
 def zioncheck(*args: str) -> subprocess.CompletedProcess:

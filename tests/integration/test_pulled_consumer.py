@@ -1,9 +1,11 @@
 """The projector's way of taking the log (services/bus/consumers.py, PulledConsumer): every message
 of a partition's log reaches its game's hand-over once, each game's in stream order, through pulls
-that are made again as soon as the ones before are answered, and each is settled."""
+that are made again as soon as the ones before are answered; none is acked, and a consumer made when
+deliveries were acked is made again to ack none, from the first message it had not settled."""
 import asyncio
 
 import pytest
+from nats.js.api import AckPolicy, ConsumerConfig
 
 from over_nats import new_game
 from zioncheck.services.bus.consumers import PulledConsumer
@@ -29,8 +31,6 @@ async def test_a_small_hand_takes_a_long_backlog_pull_after_pull_each_game_in_or
 
     async def drain(game, msgs):
         seen.setdefault(game, []).extend(msg.metadata.sequence.stream for msg in msgs)
-        for msg in msgs:
-            await msg.ack()
 
     partition = int(stream.rsplit("_", 1)[1])
     # A hand of 8: 300 messages take some 38 pulls, each filled at once. A pull filled is never answered
@@ -49,3 +49,34 @@ async def test_a_small_hand_takes_a_long_backlog_pull_after_pull_each_game_in_or
     assert all(len(seqs) == 60 and seqs == sorted(seqs) for seqs in seen.values()), "each once, in order"
     info = await client.js.consumer_info(stream, "zc-pulled-test")
     assert (info.num_pending, info.num_ack_pending) == (0, 0), "every message delivered and settled"
+    assert info.config.ack_policy == AckPolicy.NONE
+
+
+async def test_a_consumer_that_acked_is_made_again_to_ack_none_from_its_first_message_not_acked(nats_server, client):
+    await ensure_topology(client.js)
+    where = await layout(client.js)
+    game = new_game()
+    stream, subject = where.log_stream(game), where.log_subject(game, "move")
+    seqs = [await publish_stored(client.js, subject, b"{}") for _ in range(10)]
+    await client.js.add_consumer(stream, ConsumerConfig(durable_name="zc-acked-test", filter_subject=subject,
+                                                        ack_policy=AckPolicy.EXPLICIT))
+    before = await client.js.pull_subscribe_bind("zc-acked-test", stream)
+    for msg in await before.fetch(4):
+        await msg.ack()
+    await before.fetch(2)   # delivered and never acked: as the service that had them died
+    await before.unsubscribe()
+    seen: list[int] = []
+
+    async def drain(_, msgs):
+        seen.extend(msg.metadata.sequence.stream for msg in msgs)
+    consumer = PulledConsumer(client.nc, stream, subject, "zc-acked-test", drain)
+    await consumer.start()
+    try:
+        for _ in range(100):
+            if len(seen) >= 6:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await consumer.stop()
+    assert seen == seqs[4:], "the first four were settled; the two delivered and not acked come again"
+    assert (await client.js.consumer_info(stream, "zc-acked-test")).config.ack_policy == AckPolicy.NONE
