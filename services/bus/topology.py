@@ -548,9 +548,11 @@ def stream_configs(replicas: int = 1, partitions: int = 1, limits: StoreLimits |
         StreamConfig(name=SCORES, subjects=[score_subject(ANY_GAME)], deny_delete=True,
                      allow_direct=True, max_bytes=limits.bytes_of(SCORES), **common),
         # Rebuildable from the log at any time, so no deny_purge: a rebuild purges a game's feed (the operator).
-        # Off the synced path (DERIVED), so no atomic batches: the projector stores each feed batch alone.
+        # Off the synced path (DERIVED), so no atomic batches; the projector stores the feed as a fast batch
+        # (allow_batched: each message stored as it comes, one answer for many, services/bus/fast_ingest.py).
         StreamConfig(name=FEED, subjects=[feed_subject(ANY_GAME)], duplicate_window=120.0, deny_delete=True,
-                     allow_direct=True, republish=RePublish(src=feed_subject(ANY_GAME), dest=public_feed_subject(
+                     allow_direct=True, allow_batched=True,
+                     republish=RePublish(src=feed_subject(ANY_GAME), dest=public_feed_subject(
                          game_key("{{wildcard(1)}}", "{{wildcard(2)}}"))),
                      max_bytes=limits.bytes_of(FEED), **(common | derived_store(replicas))),
         # The intake and the table write it, the table purges it: one message a game in play, none once it is
@@ -732,8 +734,8 @@ async def ensure_topology(js: JetStreamContext, replicas: int | None = None,
 # What a store made by an earlier version lacks, field by field: the seals and limits every stream
 # has now, the subjects and schedules of timers, direct gets and republished subjects for readers
 # that make no consumers. A stream's other settings are never changed by omission.
-_SEALED_FIELDS = ("subjects", "allow_msg_schedules", "allow_atomic", "allow_direct", "deny_delete", "deny_purge",
-                  "discard", "max_bytes", "max_msgs_per_subject", "discard_new_per_subject", "republish")
+_SEALED_FIELDS = ("subjects", "allow_msg_schedules", "allow_atomic", "allow_batched", "allow_direct", "deny_delete",
+                  "deny_purge", "discard", "max_bytes", "max_msgs_per_subject", "discard_new_per_subject", "republish")
 
 
 def _sealing(current: StreamConfig, wanted: StreamConfig | KeyValueConfig | ObjectStoreConfig) -> dict:

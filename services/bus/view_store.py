@@ -103,10 +103,16 @@ async def write_views(kv: KeyValue, game: str, projection: Projection, revisions
     return len(published)
 
 
+def feed_messages(game: str, feeds: list[tuple[int, list]]) -> list[tuple[str, bytes, dict | None]]:
+    """The feed batches `feeds` ((seq, events) each, in order) as messages to store: those that hold
+    something public."""
+    return [message for n, events in feeds if (message := _feed_message(game, n, events))]
+
+
 async def store_feed(js: JetStreamContext, game: str, feeds: list[tuple[int, list]]) -> int:
     """The feed batches `feeds` ((seq, events) each, in order), each stored alone: all sent at once, then each
     waited for. Returns how many held something public."""
-    published = [message for n, events in feeds if (message := _feed_message(game, n, events))]
+    published = feed_messages(game, feeds)
     for result in await store_each(js, published):
         if isinstance(result, Exception):
             raise result

@@ -13,20 +13,21 @@ server's restart, another node), it forgets the games it holds and goes over eve
 hot log once (`sweep`): folds its log again, writes its views, and publishes any feed batch the
 stream lacks (each under its seq). A view is never stepped back meanwhile (view_store.put_newer).
 
-The log comes through a PulledConsumer (services/bus/consumers.py) a partition: each game's batches
-that came while its last were worked are handed over together, folded in order, and published at
-once: the game's views sent live on core NATS (zc.view.<key>, stored nowhere) and its feed batches
-stored in order. No delivery is acked (one ack a batch was a tenth of the path's messages): a game
-whose batches failed to fold or publish is folded again from its log (`_recover`), a batch lost with
-the connection is read by the sweep after a reconnect, and one lost with a stop or a crash by the
-sweep at the next start; a game's next batch catches up on any before it. The views are stored
-(KV zc_views, each put acked) when the game settles: at once when a hand or the game ends, else once
-it has had no batch for SETTLE_SECONDS, or SETTLE_MOST after its first view not stored; and before the
-game leaves the projector's memory, and when the projector stops. A bot game appends hundreds of batches a second;
-storing its views a batch would cost the server more than the table's own appends. A stored view is
-so at most SETTLE_MOST behind a game in play, and its put is republished on the live subject too: a
-reader that subscribes first, then reads the stored view, and keeps the highest seq never misses the
-newest (docs/integration.md).
+The log comes through a PulledConsumer (services/bus/consumers.py) a partition: each game's batches that
+came while its last were worked are handed over together, folded in order, and published at once: the game's
+views sent live on core NATS (zc.view.<key>, stored nowhere) and its feed batches stored in order, as
+messages of one fast batch the server answers every so many (services/bus/fast_ingest.py; a game some of
+whose feed batches the server did not store is folded again from its log, its feed sent no more until then).
+No delivery is acked (one ack a batch was a tenth of the path's messages): a game whose batches failed to
+fold or publish is folded again from its log (`_recover`), a batch lost with the connection is read by the
+sweep after a reconnect, and one lost with a stop or a crash by the sweep at the next start; a game's next
+batch catches up on any before it. The views are stored (KV zc_views, each put acked) when the game settles:
+at once when a hand or the game ends, else once it has had no batch for SETTLE_SECONDS, or SETTLE_MOST after
+its first view not stored; and before the game leaves the projector's memory, and when the projector stops.
+A bot game appends hundreds of batches a second; storing its views a batch would cost the server more than
+the table's own appends. A stored view is so at most SETTLE_MOST behind a game in play, and its put is
+republished on the live subject too: a reader that subscribes first, then reads the stored view, and keeps
+the highest seq never misses the newest (docs/integration.md).
 """
 import asyncio
 from collections import OrderedDict
@@ -44,9 +45,17 @@ from zioncheck.domain.views import Projection, advance
 from zioncheck.services.bus import open_games
 from zioncheck.services.bus.access import server_id
 from zioncheck.services.bus.consumers import drop
+from zioncheck.services.bus.fast_ingest import FastIngest
 from zioncheck.services.bus.log_store import batches, due_at, read_stored, still_logged, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
-from zioncheck.services.bus.view_store import last_feed_seq, send_live, store_feed, views_of, write_views
+from zioncheck.services.bus.view_store import (
+    feed_messages,
+    last_feed_seq,
+    send_live,
+    store_feed,
+    views_of,
+    write_views,
+)
 from zioncheck.services.observability import FEED_PUBLISHED, VIEWS_WRITTEN
 
 log = structlog.get_logger("projector")
@@ -89,6 +98,7 @@ class ProjectorService:
         self.settles: set[asyncio.Task] = set()   # stores of settled games, and games folded again, under way
         self.reconnects = 0             # the connection's reconnects when the server was last looked at
         self.recovering: dict[str, asyncio.TimerHandle] = {}   # games to fold again from their logs, soon
+        self.fast = FastIngest(js._nc, self._feed_lost)   # the feed, stored with one answer for many
 
     async def start(self) -> None:
         self.watch = asyncio.ensure_future(self._watch_servers())
@@ -99,6 +109,7 @@ class ProjectorService:
         if self.watch is not None:
             self.watch.cancel()
             await asyncio.gather(self.watch, return_exceptions=True)
+        await self.fast.close()   # a feed batch it lost is the last of its game's: the next start's sweep stores it
         for handle in self.recovering.values():
             handle.cancel()
         self.recovering.clear()
@@ -154,12 +165,26 @@ class ProjectorService:
     async def _rewrite(self, game: str) -> None:
         """The game folded up to the end of its log, and its views and any feed batch the stream lacks stored."""
         async with self._lock(game):
+            if game in self.fast.barred:   # what it holds of the feed went out but was not all stored
+                self._forget(game)
             projected, feeds = await self._projected(game), []
             await self._catch_up(projected, game, before=2 ** 62, known=0, feeds=feeds)
             if not await still_logged(self.js, game, projected.last):   # removed since it was counted
                 self.games.pop(game, None)
-                return
-            await self._store(game, projected, feeds)
+            else:
+                await self._store(game, projected, feeds)
+            self.fast.repaired(game)
+
+    def _forget(self, game: str) -> None:
+        gone = self.games.pop(game, None)
+        if gone is not None and gone.settling is not None:
+            gone.settling.cancel()
+
+    def _feed_lost(self, games: set[str]) -> None:
+        """Feed batches of `games` went out and were not stored: each game folded again from its log (until
+        then none of its feed goes out)."""
+        for game in games:
+            self._recover_soon(game, 1)
 
     async def on_batches(self, game: str, raws: list[Msg]) -> None:
         """Fold the game's log messages as delivered (and any earlier one not folded yet) and publish its
@@ -218,14 +243,18 @@ class ProjectorService:
             log.debug("projected", game=game, seq=projected.projection.seq, log_seq=projected.last)
 
     async def _publish(self, game: str, projected: ProjectedGame, feeds: list[tuple[int, list]]) -> None:
-        """The game's views sent live and the feed batches folded stored (each alone, in order, all sent at
-        once, then each waited for); the views stored now if a hand or the game has ended, else once the game
-        has been quiet for SETTLE_SECONDS, or SETTLE_MOST after its first view not stored."""
+        """The game's views sent live and the feed batches folded sent to be stored (in the fast batch, or each
+        alone and waited for where the stream takes no fast batches); the views stored now if a hand or the
+        game has ended, else once the game has been quiet for SETTLE_SECONDS, or SETTLE_MOST after its first
+        view not stored."""
         loop = asyncio.get_running_loop()
         if projected.settling is None:   # the first view not stored since the last store
             projected.since = loop.time()
         await send_live(self.js._nc, views_of(game, projected.projection))
-        if feeds:
+        if feeds and self.fast.usable:
+            for message in feed_messages(game, feeds):
+                FEED_PUBLISHED.inc(await self.fast.add(game, *message))
+        elif feeds:
             FEED_PUBLISHED.inc(await store_feed(self.js, game, feeds))
         if projected.settling is not None:
             projected.settling.cancel()

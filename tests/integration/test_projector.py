@@ -11,7 +11,7 @@ from zioncheck.contracts.log import Batch, encode
 from zioncheck.contracts.views import decode_public_view, decode_seat_view
 from zioncheck.domain.views import feed_batch, project, public_view, seat_view
 from zioncheck.services.bus.log_store import read_stamped
-from zioncheck.services.bus.topology import VIEWS, ensure_topology, public_view_key, seat_view_key
+from zioncheck.services.bus.topology import FEED, VIEWS, ensure_topology, public_view_key, seat_view_key
 from zioncheck.services.bus.view_store import write_views
 from zioncheck.services.projector import service as projector_service
 from zioncheck.services.wiring import Services
@@ -105,6 +105,36 @@ async def test_a_game_whose_views_failed_to_go_out_is_folded_again_from_its_log(
         monkeypatch.setattr(projector_service, "send_live", failing_once)
         await play(client, follower, MOVES[-1:])      # the game's last batch, and it fails to go out
         await until(lambda: asyncio.sleep(0, bool(failures)), 10, "the projector never tried to send the views")
+        await assert_views_are_the_logs(client, follower)
+    finally:
+        await services.stop()
+
+
+async def test_a_game_whose_feed_the_stream_refused_has_it_whole_and_in_order_once_the_stream_takes_it(
+        nats_server, client):
+    """The feed goes out in a fast batch, the server answering once for many (services/bus/fast_ingest.py): a
+    batch the stream refused is told to the projector, which sends none of the game's feed until it has
+    stored what was lost again from the game's log, tried again while the stream refuses it."""
+    services = await Services().start(["table", "intake", "projector"], nats_server.access)
+
+    async def feed() -> list[int]:
+        return [decode_feed_batch(d).seq for d in await stored_feed(client, follower.game)]
+
+    async def feed_is(seq: int) -> bool:
+        return (await feed())[-1:] == [seq]
+    try:
+        follower = await stacked_game(client, 3, HANDS, STOCK)
+        await play(client, follower, MOVES[:4])
+        before = len(follower.batches)
+        await until(lambda: feed_is(before), 10, "the feed of the first moves never stored")
+        config = (await client.js.stream_info(FEED)).config
+        await client.js.update_stream(config=config.evolve(max_msg_size=16))   # each feed batch refused
+        await play(client, follower, MOVES[4:])
+        await projected(client, follower.game, len(follower.batches))          # the views go on
+        await asyncio.sleep(1.5)
+        assert (await feed())[-1] == before, "the stream took no feed batch of the later moves"
+        await client.js.update_stream(config=config)
+        await until(lambda: feed_is(len(follower.batches)), 15, "the refused feed never stored")
         await assert_views_are_the_logs(client, follower)
     finally:
         await services.stop()

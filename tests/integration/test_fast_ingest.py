@@ -1,0 +1,65 @@
+"""The feed's way into its stream (services/bus/fast_ingest.py, FastIngest): messages stored as they come,
+the server answering once for many; whatever a batch did not store told to its owners, each of them
+barred until it says it stored what it lost, so that no owner's message is stored after one of its own
+that was lost."""
+import asyncio
+
+import pytest
+from nats.js.api import StreamConfig
+
+from over_nats import new_game, stored_messages, until
+from zioncheck.services.bus.fast_ingest import FastIngest
+from zioncheck.services.bus.topology import FEED, ensure_topology, feed_subject
+
+pytestmark = pytest.mark.integration
+
+
+async def test_every_message_is_stored_in_order_with_an_answer_for_many(nats_server, client):
+    await ensure_topology(client.js)
+    games = [new_game() for _ in range(3)]
+    lost: list[set[str]] = []
+    fast = FastIngest(client.nc, lost.append)
+    answers_before = client.nc.stats["in_msgs"]
+    for n in range(600):
+        assert await fast.add(games[n % 3], feed_subject(games[n % 3]), b"%d" % n)
+    await fast.close()
+    answers = client.nc.stats["in_msgs"] - answers_before
+    assert lost == []
+    for i, game in enumerate(games):
+        stored = [int(msg.data) for msg in await stored_messages(client, FEED, feed_subject(game))]
+        assert stored == list(range(i, 600, 3)), "each message once, in the order sent"
+    assert answers <= 60, f"{answers} answers to 600 messages: the server answers once for many"
+
+
+async def tiny_stream(client, name: str, **config) -> str:
+    await client.js.add_stream(StreamConfig(name=name, subjects=[f"{name}.>"], max_msg_size=64, **config))
+    return f"{name}.x"
+
+
+async def test_a_message_refused_ends_the_batch_and_its_owner_is_barred_until_repaired(nats_server, client):
+    subject = await tiny_stream(client, "TINY", allow_batched=True)
+    lost: list[set[str]] = []
+    fast = FastIngest(client.nc, lost.append)
+    assert await fast.add("a", subject, b"first")
+    assert await fast.add("b", subject, b"x" * 100)        # more than the stream takes
+    assert await fast.add("c", subject, b"after it")
+    await until(lambda: asyncio.sleep(0, bool(lost)), 10, "the refusal was never told")
+    assert lost == [{"b", "c"}], "the refused message's owner, and the owner of every one sent after it"
+    assert [msg.data for msg in await stored_messages(client, "TINY", subject)] == [b"first"]
+    assert not await fast.add("c", subject, b"c again"), "a barred owner's message is not sent"
+    assert await fast.add("a", subject, b"a again"), "another's goes in a new batch"
+    fast.repaired("c")
+    assert await fast.add("c", subject, b"c repaired")
+    await fast.close()
+    assert lost == [{"b", "c"}]
+    assert [msg.data for msg in await stored_messages(client, "TINY", subject)] == [b"first", b"a again",
+                                                                                    b"c repaired"]
+
+
+async def test_a_stream_that_takes_no_fast_batches_is_told_and_nothing_is_lost_unsaid(nats_server, client):
+    subject = await tiny_stream(client, "PLAIN")
+    lost: list[set[str]] = []
+    fast = FastIngest(client.nc, lost.append)
+    assert await fast.add("a", subject, b"first")
+    assert lost == [{"a"}] and not fast.usable
+    await fast.close()
