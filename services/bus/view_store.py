@@ -85,7 +85,7 @@ async def write_views(kv: KeyValue, game: str, projection: Projection, revisions
     writes = [(key, data) for key, data in writes if key in revisions]
     # Keys not written here before: read first, and a newer view left alone, as put_newer does.
     await asyncio.gather(*(put_newer(kv, key, data, seq, revisions) for key, data in first))
-    published = [message for n, events in feeds if (message := _feed_message(game, n, events))]
+    published = feed_messages(game, feeds)
     results = await store_each(kv._js, [
         *((f"{kv._pre}{key}", data, {"Nats-Expected-Last-Subject-Sequence": str(revisions[key])})
           for key, data in writes), *published])
