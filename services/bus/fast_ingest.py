@@ -27,13 +27,16 @@ import msgspec
 import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.js.api import Header
 
 log = structlog.get_logger("fast_ingest")
+STATUS = Header.STATUS.value   # the header of a status message (503: no stream takes the subject)
 
 FLOW = 100               # the most messages the server may store between two of its answers
 OUTSTANDING = 2          # answers a batch may be behind before sending waits for one
 IDLE_SECONDS = 1.0       # a batch with nothing sent for this long is ended (the server drops one after 10 s)
 DEADLINE_SECONDS = 5.0   # an answer awaited longer ends the batch, every message not known stored lost
+REST_SECONDS = 1.0       # after a batch that could not be opened, messages are told lost at once this long
 
 OPEN, ADD, END = 0, 1, 3      # the operation a reply subject names: the batch's first message, another,
 PING = 4                      # its end (which stores nothing), and a request for the last answer again
@@ -79,6 +82,7 @@ class FastIngest:
         self.idle: asyncio.TimerHandle | None = None
         self.ends: set[asyncio.Task] = set()
         self.barred: set[str] = set()   # owners told their messages were lost, not repaired yet
+        self.rest_until = 0.0           # the loop's time until which no batch is opened
 
     def repaired(self, owner: str) -> None:
         """The owner stored what it lost some other way: its messages are sent again."""
@@ -90,6 +94,9 @@ class FastIngest:
         is barred."""
         async with self.lock:
             if owner in self.barred:
+                return False
+            if not self.batch and asyncio.get_running_loop().time() < self.rest_until:
+                self._tell({owner}, "not sent: the last batch could not be opened", 0)
                 return False
             self.subject = subject
             if self.batch:
@@ -130,7 +137,12 @@ class FastIngest:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(opened, DEADLINE_SECONDS)
         if not opened.done():
+            self._rest()
             self._over(0, "no answer to the batch's first message")
+
+    def _rest(self) -> None:
+        """No batch opened for REST_SECONDS: the server is away, or no stream takes the subject."""
+        self.rest_until = asyncio.get_running_loop().time() + REST_SECONDS
 
     async def _room(self) -> None:
         """Wait while the batch is OUTSTANDING answers behind; ask once for the last answer again when one
@@ -173,10 +185,16 @@ class FastIngest:
         task.add_done_callback(self.ends.discard)
 
     async def _on_answer(self, msg: Msg) -> None:
-        batch, _, _, n, *_ = msg.subject[len(self.inbox) + 1:].split(".")
-        if batch != self.batch:   # a batch over already
+        parts = msg.subject[len(self.inbox) + 1:].split(".")
+        if len(parts) < 4 or parts[0] != self.batch:   # a batch over already
             return
+        n = parts[3]   # the sequence of the message answered
         data = msg.data or b""
+        if not data:   # a status alone: no stream takes the subject (503), or the like
+            if self.opened is not None and not self.opened.done():
+                self._rest()
+            self._over(self.stored, f"no stream answered (status {(msg.headers or {}).get(STATUS, '')})")
+            return
         try:
             if data.startswith(b'{"type"'):
                 flow = _flow.decode(data)
@@ -216,6 +234,10 @@ class FastIngest:
         self.batch, self.opened, self.ending = "", None, None
         self.answered.set()
         if owners:
-            self.barred |= owners
-            log.warning("fast_batch_lost", why=why, owners=len(owners), stored=count, usable=self.usable)
-            self.lost(owners)
+            self._tell(owners, why, count)
+
+    def _tell(self, owners: set[str], why: str, stored: int) -> None:
+        """Bar `owners` until each is repaired, and tell them lost."""
+        self.barred |= owners
+        log.warning("fast_batch_lost", why=why, owners=len(owners), stored=stored, usable=self.usable)
+        self.lost(owners)

@@ -63,3 +63,15 @@ async def test_a_stream_that_takes_no_fast_batches_is_told_and_nothing_is_lost_u
     assert await fast.add("a", subject, b"first")
     assert lost == [{"a"}] and not fast.usable
     await fast.close()
+
+
+async def test_where_no_stream_takes_the_subject_each_message_is_told_lost_without_waiting(nats_server, client):
+    lost: list[set[str]] = []
+    fast = FastIngest(client.nc, lost.append)
+    started = asyncio.get_running_loop().time()
+    assert await fast.add("a", "nowhere.x", b"first")
+    await until(lambda: asyncio.sleep(0, bool(lost)), 5, "the missing stream was never told")
+    assert not await fast.add("b", "nowhere.x", b"second"), "no batch opened again at once"
+    assert lost == [{"a"}, {"b"}] and fast.usable
+    assert asyncio.get_running_loop().time() - started < 2, "told by the server's status, not by a deadline"
+    await fast.close()
