@@ -29,6 +29,8 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import Header
 
+from zioncheck.services.bus.publish import publish_all
+
 log = structlog.get_logger("fast_ingest")
 STATUS = Header.STATUS.value   # the header of a status message (503: no stream takes the subject)
 
@@ -106,7 +108,7 @@ class FastIngest:
             if self.batch:
                 self.sent += 1
                 self.pending.append((self.sent, owner))
-                await self.nc.publish(subject, payload, reply=self._reply(self.sent, ADD), headers=headers)
+                await publish_all(self.nc, [(subject, payload, headers)], self._reply(self.sent, ADD))
             else:
                 await self._open(owner, subject, payload, headers)
             self._idle_later()

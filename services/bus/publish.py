@@ -9,7 +9,8 @@ overdue ones, and one msgspec decoder reads the ack.
 
 It reaches into nats-py's request inbox (pinned to 2.16 in pyproject.toml); a client without
 one falls back to `request`. `write_together` reaches into its writer, so that what a service
-publishes in one turn of its event loop costs one system call.
+publishes in one turn of its event loop costs one system call; `publish_all` into its buffer, to
+frame many messages at once.
 """
 import asyncio
 import itertools
@@ -105,6 +106,37 @@ class _Acks:
             if not future.done():
                 future.set_exception(TimeoutError())
         self.timer = asyncio.get_running_loop().call_later(due[0][0] - now, self._expire) if due else None
+
+
+Message = tuple[str, bytes, dict[str, str] | None]   # subject, payload, headers
+
+
+async def publish_all(nc: Client, messages: list[Message], reply: str = "") -> None:
+    """Core publishes of `messages` (each with `reply`, if given), framed here and put in the connection's
+    buffer at once: nats-py frames a message's headers through checks of each, and a publish at a time
+    (a projector's views, 1.5 KB each with one header: 9.8 us of CPU a view through `publish`, 3.7 us
+    here; docs/scaling.md). Header names and values are the caller's own, with no line breaks. Where the
+    connection is not up, or a payload is over the server's limit, nats-py's `publish` sends each (its
+    buffering while reconnecting, its errors)."""
+    send = getattr(nc, "_send_command", None)
+    if send is None or not nc.is_connected or nc.is_draining_pubs or \
+            any(len(payload) > nc._max_payload for _, payload, _ in messages):
+        for subject, payload, headers in messages:
+            await nc.publish(subject, payload, reply=reply, headers=headers)
+        return
+    frames = []
+    for subject, payload, headers in messages:
+        if headers:
+            head = ("NATS/1.0\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n").encode()
+            frames.append(b"HPUB %b %b %d %d\r\n%b%b\r\n" % (subject.encode(), reply.encode(), len(head),
+                                                               len(head) + len(payload), head, payload))
+        else:
+            frames.append(b"PUB %b %b %d\r\n%b\r\n" % (subject.encode(), reply.encode(), len(payload), payload))
+    nc.stats["out_msgs"] += len(messages)
+    nc.stats["out_bytes"] += sum(len(payload) for _, payload, _ in messages)
+    await send(b"".join(frames))
+    if nc._flush_queue is not None and nc._flush_queue.empty():
+        await nc._flush_pending()
 
 
 def write_together(nc: Client) -> None:

@@ -23,7 +23,7 @@ from zioncheck.contracts.log import encode
 from zioncheck.contracts.views import PublicView
 from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
 from zioncheck.services.bus.log_store import WRONG_LAST_SEQUENCE, from_leader, read_stored
-from zioncheck.services.bus.publish import publish_stored, store_each
+from zioncheck.services.bus.publish import publish_all, publish_stored, store_each
 from zioncheck.services.bus.topology import (
     FEED,
     VIEWS,
@@ -70,8 +70,8 @@ async def send_live(nc: Client, views: list[tuple[str, bytes]]) -> None:
     now. Each names its key in the header the server's republish of a stored view carries (`Nats-Subject`),
     so a reader takes a live view and a stored one's republish alike; only the projector may publish
     there (services/bus/access.py)."""
-    for key, data in views:
-        await nc.publish(view_live_subject(key), data, headers={"Nats-Subject": kv_subject(VIEWS, key)})
+    await publish_all(nc, [(view_live_subject(key), data, {"Nats-Subject": kv_subject(VIEWS, key)})
+                           for key, data in views])
 
 
 async def write_views(kv: KeyValue, game: str, projection: Projection, revisions: dict[str, int],

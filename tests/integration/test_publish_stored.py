@@ -1,7 +1,8 @@
 """A synced publish (services/bus/publish.py) says what became of it: the stream's sequence, the
 stream's refusal, no stream at all, or no answer in time; and many at once each get their own.
 Appends grouped into one synced write (publish_grouped) each keep their own guard and Msg-Id. What
-a house connection publishes in one turn of the event loop goes out in one write (write_together)."""
+a house connection publishes in one turn of the event loop goes out in one write (write_together); many
+messages framed at once (publish_all) arrive as nats-py's publish would send each."""
 import asyncio
 
 import nats
@@ -13,7 +14,7 @@ from over_nats import new_game
 from zioncheck.client import GameClient
 from zioncheck.contracts.commands import StartGame
 from zioncheck.services.bus.access import connect
-from zioncheck.services.bus.publish import publish_grouped, publish_stored, store_each
+from zioncheck.services.bus.publish import publish_all, publish_grouped, publish_stored, store_each
 from zioncheck.services.bus.topology import ensure_topology, layout
 
 pytestmark = pytest.mark.integration
@@ -198,3 +199,27 @@ async def test_what_one_turn_publishes_goes_out_in_one_write_and_every_message_a
         await alone.close()
     assert ours == 1 < library, f"{ours} writes for the turn, nats-py's writer {library}"
     assert arrived == [b"a%d" % n for n in range(50)] + [b"b%d" % n for n in range(50)]
+
+
+async def test_messages_framed_at_once_arrive_as_each_publish_would_send_them(nats_server, client):
+    got: list = []
+
+    async def take(msg) -> None:
+        got.append((msg.subject, msg.reply, msg.data, msg.headers))
+    sub = await client.nc.subscribe("framed.>", cb=take)
+    out_before = client.nc.stats["out_msgs"]
+    await publish_all(client.nc, [("framed.a", b"with a header", {"Nats-Subject": "$KV.b.c"}),
+                                  ("framed.b", b"", None),
+                                  ("framed.c", b"two", {"One": "1", "Two": "two words"})], reply="framed.back")
+    await publish_all(client.nc, [("framed.d", b"alone", None)])
+    await client.nc.flush()
+    for _ in range(50):
+        if len(got) == 4:
+            break
+        await asyncio.sleep(0.02)
+    await sub.unsubscribe()
+    assert got == [("framed.a", "framed.back", b"with a header", {"Nats-Subject": "$KV.b.c"}),
+                   ("framed.b", "framed.back", b"", None),
+                   ("framed.c", "framed.back", b"two", {"One": "1", "Two": "two words"}),
+                   ("framed.d", "", b"alone", None)]
+    assert client.nc.stats["out_msgs"] - out_before >= 4, "counted as nats-py counts its publishes"
