@@ -29,7 +29,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import Header
 
-from zioncheck.services.bus.publish import publish_all
+from zioncheck.services.bus.publish import Message, publish_all
 
 log = structlog.get_logger("fast_ingest")
 STATUS = Header.STATUS.value   # the header of a status message (503: no stream takes the subject)
@@ -85,39 +85,45 @@ class FastIngest:
         self.ends: set[asyncio.Task] = set()
         self.barred: set[str] = set()   # owners told their messages were lost, not repaired yet
         self.rest_until = 0.0           # the loop's time until which no batch is opened
+        self.last_sent = 0.0            # the loop's time of the last message sent
 
     def repaired(self, owner: str) -> None:
         """The owner stored what it lost some other way: its messages are sent again."""
         self.barred.discard(owner)
 
-    async def add(self, owner: str, subject: str, payload: bytes, headers: dict[str, str] | None = None) -> bool:
-        """Send one message into the open batch, opening one first if none is (or the last ended while this
-        waited for room); what is not stored is told to `lost`. False, and nothing sent, while the owner
-        is barred."""
+    async def add(self, owner: str, messages: list[Message]) -> int:
+        """Send the owner's messages (subject, payload, headers each) into the open batch in order, opening
+        one first if none is (or the last ended while this waited for room); what is not stored is told
+        to `lost`. How many were sent: none while the owner is barred."""
+        sent = 0
         async with self.lock:
-            if owner in self.barred:
-                return False
-            if not self.batch and asyncio.get_running_loop().time() < self.rest_until:
-                self._tell({owner}, "not sent: the last batch could not be opened", 0)
-                return False
-            self.subject = subject
-            if self.batch:
-                await self._room()
-            if owner in self.barred:
-                return False
-            if self.batch:
-                self.sent += 1
-                self.pending.append((self.sent, owner))
-                await publish_all(self.nc, [(subject, payload, headers)], self._reply(self.sent, ADD))
-            else:
-                await self._open(owner, subject, payload, headers)
-            self._idle_later()
-            return True
+            for subject, payload, headers in messages:
+                if owner in self.barred:
+                    break
+                if not self.batch and asyncio.get_running_loop().time() < self.rest_until:
+                    self._tell({owner}, "not sent: the last batch could not be opened", 0)
+                    break
+                self.subject = subject
+                if self.batch:
+                    await self._room()
+                if owner in self.barred:
+                    break
+                if self.batch:
+                    self.sent += 1
+                    self.pending.append((self.sent, owner))
+                    await publish_all(self.nc, [(subject, payload, headers)], self._reply(self.sent, ADD))
+                else:
+                    await self._open(owner, subject, payload, headers)
+                sent += 1
+            if sent:
+                self._idle_later()
+        return sent
 
     async def close(self) -> None:
         """End the open batch and wait for its answer (what was not stored is told to `lost`)."""
         if self.idle is not None:
             self.idle.cancel()
+            self.idle = None
         await self._end()
         await asyncio.gather(*self.ends, return_exceptions=True)
         if self.sub is not None:
@@ -176,11 +182,18 @@ class FastIngest:
                            "" if ending.done() else "no answer to the batch's end")
 
     def _idle_later(self) -> None:
-        if self.idle is not None:
-            self.idle.cancel()
-        self.idle = asyncio.get_running_loop().call_later(IDLE_SECONDS, self._end_soon)
+        """The batch ended IDLE_SECONDS after its last message: one timer, looked at when it is due."""
+        loop = asyncio.get_running_loop()
+        self.last_sent = loop.time()
+        if self.idle is None:
+            self.idle = loop.call_later(IDLE_SECONDS, self._end_soon)
 
     def _end_soon(self) -> None:
+        loop = asyncio.get_running_loop()
+        quiet = loop.time() - self.last_sent
+        if quiet < IDLE_SECONDS:   # sent since: looked at again when that one has been quiet long enough
+            self.idle = loop.call_later(IDLE_SECONDS - quiet, self._end_soon)
+            return
         self.idle = None
         task = asyncio.ensure_future(self._end())
         self.ends.add(task)

@@ -252,8 +252,7 @@ class ProjectorService:
             projected.since = loop.time()
         await send_live(self.js._nc, views_of(game, projected.projection))
         if feeds and self.fast.usable:
-            for message in feed_messages(game, feeds):
-                FEED_PUBLISHED.inc(await self.fast.add(game, *message))
+            FEED_PUBLISHED.inc(await self.fast.add(game, feed_messages(game, feeds)))
         elif feeds:
             FEED_PUBLISHED.inc(await store_feed(self.js, game, feeds))
         if projected.settling is not None:
