@@ -11,6 +11,7 @@ pull consumer per partition, and the projector's log through a PulledConsumer a 
 Handlers decode, call the service, and settle; retries, sequences and headers live in
 the log store, not here.
 """
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -276,12 +277,12 @@ class Services:
         return self
 
     async def stop(self) -> None:
+        # the direct consumers first, all at once: no delivery reaches a service that has stopped
+        await asyncio.gather(*(consumer.stop() for consumer in self.direct))
+        self.direct.clear()
         for service in self.by_name.values():
             if hasattr(service, "stop"):
                 await service.stop()
-        for consumer in self.direct:
-            await consumer.stop()
-        self.direct.clear()
         for broker in reversed(self.brokers):
             await broker.stop()
         self.brokers.clear()

@@ -147,6 +147,7 @@ REBALANCE_SECONDS = 2.0
 HERE_SECONDS = 0.25   # how long a count of the table instances waits for their answers
 NANOS = 1_000_000_000
 CONSUMER_EXISTS = 10148   # the server's err_code for a consumer made already
+CONSUMER_NOT_FOUND = 10014   # and for one that is not there
 
 
 def pull_consumer_config(durable: str, subject: str, max_deliver: int = MAX_DELIVER) -> dict:
@@ -533,6 +534,7 @@ class PinnedConsumer:
 # Deliveries a PulledConsumer holds at once (asked for and in hand): the bound on how far its service runs
 # ahead of what it has settled.
 IN_HAND = 512
+STOP_SECONDS = 2.0   # how long a stopping PulledConsumer lets the deliveries in hand be worked
 
 
 class PulledConsumer:
@@ -551,6 +553,7 @@ class PulledConsumer:
         self.batches = GameBatches(drain, self._done)
         self.pulls = Pulls(nc, stream, durable)
         self.held = 0                       # delivered and not yet settled
+        self.closing = False                # stopping: nothing more is asked for
         self.sub = None
         self.ticker: asyncio.Task | None = None
         self.refilling: asyncio.Task | None = None
@@ -590,17 +593,25 @@ class PulledConsumer:
         if info.get("config", {}).get("ack_policy", "none") == "none":
             return
         floor = (info.get("ack_floor") or {}).get("stream_seq", 0)
-        await self.nc.request(f"$JS.API.CONSUMER.DELETE.{self.stream}.{self.durable}", b"", timeout=5.0)
+        deleted = json.loads((await self.nc.request(f"$JS.API.CONSUMER.DELETE.{self.stream}.{self.durable}", b"",
+                                                    timeout=5.0)).data or b"{}")
+        if not deleted.get("success") and (deleted.get("error") or {}).get("err_code") != CONSUMER_NOT_FOUND:
+            raise RuntimeError(f"consumer {self.durable} on {self.stream} acks its deliveries and could not be "
+                               f"made again: {(deleted.get('error') or {}).get('description')}")
         again = pulled_consumer_config(self.durable, self.subject, floor + 1)
         error = await create_consumer(self.nc, self.stream, again, action="create")
-        if error and error.get("err_code") != CONSUMER_EXISTS:   # made meanwhile by another instance
+        if error and error.get("err_code") != CONSUMER_EXISTS:
             raise RuntimeError(f"consumer {self.durable} on {self.stream}: {error.get('description')}")
+        if error:   # made meanwhile by another instance: as this one would make it, or this start fails
+            made = await consumer_info(self.nc, self.stream, self.durable, 5.0)
+            if made.get("config", {}).get("ack_policy", "none") != "none":
+                raise RuntimeError(f"consumer {self.durable} on {self.stream} acks its deliveries")
         log.info("consumer_made_again", stream=self.stream, durable=self.durable, ack_policy="none", start=floor + 1)
 
     async def refill(self) -> None:
         """Ask for as many as there is room for, in one pull, once there is room for a quarter of `in_hand`
         (or nothing is asked for)."""
-        if self.sub is None:
+        if self.sub is None or self.closing:
             return
         room = self.in_hand - self.held - self.pulls.asked()
         if room <= 0 or (len(self.pulls) and room < self.in_hand // 4):
@@ -640,7 +651,13 @@ class PulledConsumer:
                 log.warning("pull_failed", stream=self.stream, error=repr(error)[:200])
 
     async def stop(self) -> None:
+        """Stop pulling, and let what is in hand be worked first (for at most STOP_SECONDS): a delivery
+        dropped here is never delivered again, and is read from the stream only by a sweep."""
+        self.closing = True
         await tasks.stop([self.ticker, self.refilling, self.again])
+        deadline = time.monotonic() + STOP_SECONDS
+        while self.held and time.monotonic() < deadline and self.nc.is_connected:
+            await asyncio.sleep(0.02)
         if self.sub is not None:
             with contextlib.suppress(ConnectionClosedError):
                 await self.sub.unsubscribe()

@@ -43,6 +43,7 @@ REST_SECONDS = 1.0       # after a batch that could not be opened, messages are 
 OPEN, ADD, END = 0, 1, 3      # the operation a reply subject names: the batch's first message, another,
 PING = 4                      # its end (which stores nothing), and a request for the last answer again
 NOT_ENABLED = 10205           # the server's err_code for a fast batch to a stream without allow_batched
+UNKNOWN_BATCH = 10208         # and for a message of a batch it does not know (dropped, or another leader's)
 
 
 class FlowAck(msgspec.Struct):
@@ -86,6 +87,13 @@ class FastIngest:
         self.barred: set[str] = set()   # owners told their messages were lost, not repaired yet
         self.rest_until = 0.0           # the loop's time until which no batch is opened
         self.last_sent = 0.0            # the loop's time of the last message sent
+
+    async def settle(self, owner: str) -> None:
+        """The fate of the owner's messages in the open batch known: the batch ended if it holds any (what
+        was not stored told to `lost`, and the owner barred), so that the owner may store some other way
+        without one of its messages in flight behind it."""
+        if any(pending == owner for _, pending in self.pending):
+            await self._end()
 
     def repaired(self, owner: str) -> None:
         """The owner stored what it lost some other way: its messages are sent again."""
@@ -173,10 +181,11 @@ class FastIngest:
             if not self.batch:
                 return
             self.ending = ending = asyncio.get_running_loop().create_future()
-            # the end takes the next sequence and is not stored
-            await self.nc.publish(self.subject, b"", reply=self._reply(self.sent + 1, END))
-            with contextlib.suppress(TimeoutError):
+            try:   # the end takes the next sequence and is not stored
+                await self.nc.publish(self.subject, b"", reply=self._reply(self.sent + 1, END))
                 await asyncio.wait_for(ending, DEADLINE_SECONDS)
+            except Exception:  # noqa: BLE001 - not sent, or no answer: what was not acked is lost
+                pass
             if self.batch:
                 self._over(ending.result() if ending.done() else self.stored,
                            "" if ending.done() else "no answer to the batch's end")
@@ -224,9 +233,13 @@ class FastIngest:
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
             self._over(self.stored, f"an answer not understood: {error}")
             return
-        if answer.error:   # the message it answers refused: every one before it stored (gap fail)
-            self.usable = self.usable and answer.error.get("err_code") != NOT_ENABLED
-            self._over(int(n) - 1 if n.isdigit() else self.stored, str(answer.error.get("description", "refused")))
+        if answer.error:
+            code = answer.error.get("err_code")
+            self.usable = self.usable and code != NOT_ENABLED
+            # a message refused (too large, say): every one before it stored, in gap-fail mode; a batch the
+            # server does not know (a new leader, a batch it dropped): only what it acked is known stored
+            known = int(n) - 1 if n.isdigit() and code != UNKNOWN_BATCH else self.stored
+            self._over(min(known, self.sent), str(answer.error.get("description", "refused")))
         elif self.ending is not None:
             self._over(answer.count, "")
         else:

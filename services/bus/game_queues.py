@@ -99,9 +99,9 @@ class GameBatches:
                     self.done(len(taken))
         finally:
             del self.queues[game]
-            self.done(len(queue))   # stopped: left unacked, they come again
+            self.done(len(queue))   # stopped: dropped (the consumer's service reads the stream for them)
 
     async def stop(self) -> None:
-        """Drop what is queued (unacked, it comes again) and end the workers."""
+        """Drop what is queued and end the workers."""
         self.stopped = True
         await tasks.stop(list(self.workers))

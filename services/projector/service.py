@@ -165,6 +165,7 @@ class ProjectorService:
     async def _rewrite(self, game: str) -> None:
         """The game folded up to the end of its log, and its views and any feed batch the stream lacks stored."""
         async with self._lock(game):
+            await self.fast.settle(game)   # none of its feed left in flight behind what is stored here
             if game in self.fast.barred:   # what it holds of the feed went out but was not all stored
                 self._forget(game)
             projected, feeds = await self._projected(game), []
@@ -214,8 +215,10 @@ class ProjectorService:
         try:
             await self._rewrite(game)
         except Exception as error:  # noqa: BLE001 - said, and tried again
-            if tries >= RECOVER_TRIES:
+            if tries >= RECOVER_TRIES:   # forgotten: its next batch folds it again from its log and the feed
                 log.error("projection_given_up", game=game, tries=tries, error=repr(error)[:200])
+                self._forget(game)
+                self.fast.repaired(game)
                 return
             log.warning("projection_failed_again", game=game, tries=tries, error=repr(error)[:200])
             self._recover_soon(game, tries + 1)

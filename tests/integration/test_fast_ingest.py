@@ -78,3 +78,18 @@ async def test_where_no_stream_takes_the_subject_each_message_is_told_lost_witho
     assert lost == [{"a"}, {"b"}] and fast.usable
     assert asyncio.get_running_loop().time() - started < 2, "told by the server's status, not by a deadline"
     await fast.close()
+
+
+async def test_settling_an_owner_ends_the_batch_only_when_it_has_messages_in_it(nats_server, client):
+    await ensure_topology(client.js)
+    games = [new_game() for _ in range(2)]
+    lost: list[set[str]] = []
+    fast = FastIngest(client.nc, lost.append)
+    assert await fast.add(games[0], [(feed_subject(games[0]), b"one", None)])
+    opened = fast.batch
+    await fast.settle(games[1])
+    assert fast.batch == opened, "another owner's messages in flight: the batch goes on"
+    await fast.settle(games[0])
+    assert not fast.batch and lost == [], "its fate known: stored"
+    assert [msg.data for msg in await stored_messages(client, FEED, feed_subject(games[0]))] == [b"one"]
+    await fast.close()
