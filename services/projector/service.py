@@ -99,6 +99,7 @@ class ProjectorService:
         self.reconnects = 0             # the connection's reconnects when the server was last looked at
         self.recovering: dict[str, asyncio.TimerHandle] = {}   # games to fold again from their logs, soon
         self.fast = FastIngest(js._nc, self._feed_lost)   # the feed, stored with one answer for many
+        self.stopping = False
 
     async def start(self) -> None:
         self.watch = asyncio.ensure_future(self._watch_servers())
@@ -106,7 +107,8 @@ class ProjectorService:
     async def stop(self) -> None:
         """Stop watching, and store the views of every game not settled yet (a game waiting to be folded
         again from its log is left to the sweep at the next start)."""
-        if self.watch is not None:
+        self.stopping = True   # the watch ends at its next look even where a cancel is lost (asyncio.wait_for's
+        if self.watch is not None:   # in Python 3.11 can drop one that comes as its future is done)
             self.watch.cancel()
             await asyncio.gather(self.watch, return_exceptions=True)
         await self.fast.close()   # a feed batch it lost is the last of its game's: the next start's sweep stores it
@@ -132,7 +134,7 @@ class ProjectorService:
     async def _watch_servers(self) -> None:
         """Sweep whenever the connection is on a server not swept yet, or came back to one (what was being
         delivered then is lost); a sweep that fails is tried again."""
-        while True:
+        while not self.stopping:
             self._on_which_server()
             server = self.server
             reconnects = self.js._nc.stats["reconnects"]
