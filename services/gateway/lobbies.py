@@ -6,7 +6,9 @@ carries a host token, signed apart (tokens.HOST), which shows every seat link an
 starts the game, and acts for no seat. A seat counts as joined once its link has been
 opened, or once the host has taken it to play it (only while no one has opened its link).
 Starting publishes the StartGame as POST /games does (games.py), under the key that opened
-the lobby, and the lobby is gone: from then on the game is in the log.
+the lobby, and the lobby is gone once the table has stored the game's start: from then on the
+game is in the log. Until then its seats still find it waiting, so a seat told the lobby is
+gone always finds the game.
 
 A lobby lives in this gateway's memory only: it counts toward its key's open games, is
 dropped after `keep_for` seconds unstarted, and is lost if the gateway restarts (its
@@ -50,6 +52,7 @@ class Lobbies:
     def __init__(self, games: Games, keep_for: float = 1800.0):
         self.games, self.keep_for = games, keep_for
         self.waiting: dict[str, Lobby] = {}
+        self.starting: dict[str, Lobby] = {}   # started, the table not yet answering: still shown, not startable
 
     def open(self, new: NewGame, owner: str, expires: int, tenant: str = DEFAULT_TENANT) -> Lobby:
         """A new lobby for the key `owner`, its game the key's tenant's; TooManyOpen when the key holds its
@@ -64,7 +67,7 @@ class Lobbies:
 
     def get(self, game: str) -> Lobby:
         self.sweep()
-        lobby = self.waiting.get(game)
+        lobby = self.waiting.get(game) or self.starting.get(game)
         if lobby is None:
             raise NoLobby(game)
         return lobby
@@ -89,14 +92,20 @@ class Lobbies:
         return lobby
 
     async def start(self, game: str) -> Lobby:
-        """Publish the lobby's StartGame (games.Games.create) and forget the lobby; put back if that fails."""
-        lobby = self._drop(self.get(game))
+        """Publish the lobby's StartGame (games.Games.create) and forget the lobby once the table has stored it;
+        put back if that fails. NoLobby for one starting already."""
+        self.sweep()
+        if game not in self.waiting:
+            raise NoLobby(game)
+        lobby = self.starting[game] = self._drop(self.waiting[game])
         try:
             await self.games.create(lobby.new, lobby.owner, game=game)
         except BaseException:
             self.waiting[game] = lobby
             self.games.waiting[lobby.owner] += 1
             raise
+        finally:
+            del self.starting[game]
         log.info("lobby_started", game=game, key=lobby.owner, joined=len(lobby.joined))
         return lobby
 

@@ -3,9 +3,12 @@ and games followed only for seats' commands are bounded. A stand-in for NATS pla
 import asyncio
 from types import SimpleNamespace
 
+import pytest
+
 from zioncheck.contracts.commands import DrawStock, StartGame
 from zioncheck.contracts.events import Rejected
 from zioncheck.services.gateway.games import Games, TooManyOpen
+from zioncheck.services.gateway.lobbies import Lobbies, NoLobby
 from zioncheck.services.gateway.wire import NewGame
 
 PERSON_GAME = NewGame(players=2, seats=["person", "person"])
@@ -132,3 +135,55 @@ def test_a_new_games_clock_has_the_bounds_the_rules_give_it():
     for limit, (least, most) in LIMIT_BOUNDS.items():
         field = schema[named.get(limit, limit)]
         assert (field["minimum"], field["maximum"]) == (least, most), limit
+
+
+# A lobby being started: its seats still find it until the table has stored the game's start, so a seat told the
+# lobby is gone always finds the game (its page opens the game's socket on that word, and a game not yet stored
+# would close it as no game).
+class SlowFollower(FakeFollower):
+    async def outcome(self, seq: int, timeout: float) -> list:
+        await self.client.stored.wait()
+        return await super().outcome(seq, timeout)
+
+
+class SlowTable(FakeClient):
+    """The table stores a game's start only once `stored` is set."""
+
+    def __init__(self):
+        super().__init__()
+        self.stored = asyncio.Event()
+
+    async def follow(self, game: str) -> FakeFollower:
+        self.followers.append(SlowFollower(game, self))
+        return self.followers[-1]
+
+
+async def test_a_lobby_starting_is_still_found_by_its_seats_and_gone_once_its_start_is_stored():
+    table = SlowTable()
+    lobbies = Lobbies(Games(table, AnyGameExists()))
+    game = lobbies.open(PERSON_GAME, "key", expires=0).game
+    starting = asyncio.create_task(lobbies.start(game))
+    await asyncio.sleep(0.01)
+    assert table.sent == 1 and not starting.done()
+    assert lobbies.get(game).game == game                 # a seat polling now keeps waiting
+    with pytest.raises(NoLobby):                          # a second press of start starts nothing
+        await lobbies.start(game)
+    table.stored.set()
+    await starting
+    with pytest.raises(NoLobby):
+        lobbies.get(game)
+    assert table.sent == 1
+    assert lobbies.games.open_by("key") == 1           # the game counts once, the lobby no more
+
+
+async def test_a_lobby_whose_start_fails_waits_again_to_be_started():
+    class Down(FakeClient):
+        async def send(self, game, command, msg_id=None):
+            raise TimeoutError("no table")
+
+    lobbies = Lobbies(Games(Down(), AnyGameExists()))
+    game = lobbies.open(PERSON_GAME, "key", expires=0).game
+    with pytest.raises(TimeoutError):
+        await lobbies.start(game)
+    assert lobbies.get(game).game == game and not lobbies.starting
+    assert lobbies.games.open_by("key") == 1
