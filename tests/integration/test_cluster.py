@@ -189,6 +189,7 @@ async def moved_on(games: list[Follower], batches: int) -> None:
                                   timeout=120)
 
 
+@pytest.mark.long   # whole games through a kill and a freeze: over a minute
 @pytest.mark.skipif(not containers_in_use(), reason=f"needs NATS in containers, and here: {chosen().describe()}")
 async def test_bot_games_finish_with_nothing_lost_when_a_node_is_killed_and_another_frozen(nodes):
     """Four games of four bots: mid-game the node leading the logs gets SIGKILL, and once play has

@@ -79,7 +79,7 @@ async def test_the_switch_in_the_header_changes_the_language_and_the_browser_rem
         assert await page.text_content("#new-game b") == START["en"]
         assert await page.locator("#language option").all_text_contents() == ["English", "Русский", "Español"]
         await page.select_option("#language", "es")
-        await page.wait_for_function("document.documentElement.lang === 'es'", timeout=10_000)
+        await page.wait_for_function("document.documentElement?.lang === 'es'", timeout=10_000)
         assert await page.text_content("#new-game b") == START["es"]
         await page.goto(f"{gateway.url}/watch/no-such-game")
         await page.wait_for_function("document.getElementById('status').textContent.includes('no-such-game')",

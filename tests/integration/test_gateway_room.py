@@ -77,7 +77,7 @@ async def test_a_seat_page_lists_every_move_from_the_start_after_a_reload_and_a_
     await page.wait_for_function(f"{MOVES} === {moves}", timeout=20_000)
     assert await listed(page) == first
     await page.select_option("#language", "es")
-    await page.wait_for_function("document.documentElement.lang === 'es'", timeout=10_000)
+    await page.wait_for_function("document.documentElement?.lang === 'es'", timeout=10_000)
     await page.wait_for_function(f"{MOVES} === {moves}", timeout=20_000)
     spanish = await listed(page)
     assert spanish[0].startswith(catalogue("es")["web.gameStarted"].split("{")[0])
@@ -147,7 +147,7 @@ async def test_a_hand_arranged_by_dragging_or_tapping_stays_so_across_a_reload_a
     assert await hand_order(page) == ["2S", "9D", "KC", "AS"], "by rank, an ace high"
     assert [await page.text_content(f"#sort-{by}") for by in ("suit", "rank")] == ["Sort by suit", "Sort by rank"]
     await page.select_option("#language", "ru")
-    await page.wait_for_function("document.documentElement.lang === 'ru'", timeout=10_000)
+    await page.wait_for_function("document.documentElement?.lang === 'ru'", timeout=10_000)
     await caught_up(page, follower)
     assert await hand_order(page) == ["2S", "9D", "KC", "AS"], "a language switch keeps the sort"
     await follower.outcome(await client.send(game, DrawStock(seat=0)))

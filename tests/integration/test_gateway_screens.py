@@ -244,13 +244,13 @@ async def test_the_lobby_the_host_and_a_waiting_seat_name_the_game_its_clock_and
                     await page.screenshot(path=str(tmp_path / f"lobby-{where}.png"), full_page=True)
                     other = LANGUAGES[(n + 1) % len(LANGUAGES)]    # a language switch reloads: the form stays
                     await page.select_option("#language", other)
-                    await page.wait_for_function(f"document.documentElement.lang === '{other}'", timeout=10_000)
+                    await page.wait_for_function(f"document.documentElement?.lang === '{other}'", timeout=10_000)
                     await page.wait_for_selector("#rules-shown details.rules[data-game=liverpool]")
                     assert [await page.input_value(f"#{field}") for field in ("rules", "players", "turn_seconds")] \
                         == ["liverpool", "4", "90"], f"{where}: the form after a language switch"
                     assert await page.locator("#seat-choices select").count() == 4
                     await page.select_option("#language", language)
-                    await page.wait_for_function(f"document.documentElement.lang === '{language}'", timeout=10_000)
+                    await page.wait_for_function(f"document.documentElement?.lang === '{language}'", timeout=10_000)
 
                     await page.goto(gateway.url + lobby["host"])
                     await page.wait_for_selector("#rules details.rules")
