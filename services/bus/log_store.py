@@ -127,8 +127,12 @@ def from_leader(kv: KeyValue) -> KeyValue:
     return KeyValue(name=kv._name, stream=kv._stream, pre=kv._pre, js=kv._js, direct=False)
 
 
-# The most messages one batched direct get asks for; the rest of a log comes in the next request.
+# The most messages one batched direct get of a page asks for (read_some: the gateway's and history's pages).
 DIRECT_BATCH = 1000
+# The most one batched direct get of a whole read asks for (read_stored): a game's whole log in one answer,
+# however long its game ran; the rest, if any, comes in the next request. The server also ends an answer
+# at its max_pending bytes (64 MB by default), and the read then goes on where it ended.
+WHOLE_BATCH = 10_000
 
 
 async def read_stored(js: JetStreamContext, stream: str, subject: str, after: int = 0, sequences: bool = True,
@@ -167,14 +171,17 @@ async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: i
     """read_stored's one pass, as the replica that answers holds the stream; with `most`, that many
     messages at most, in one request.
 
-    Batched direct gets (NATS 2.11+, ADR-31): each request is answered by up to DIRECT_BATCH
-    messages and a closing `204 EOB` status that names the last sequence sent and how many
-    more match. With `sequences=False` the messages come without headers, the cheapest way
-    (each pair's sequence is then 0; the last sequence is still known). The server (2.15) then
-    counts as pending what matched when the batch began, so one more request, answered 404,
-    ends the read. A server without batched gets answers each request with one plain message,
-    so that still reads everything; a server that ignores `no_hdr` (an option marked
-    deprecated) sends headers, which are read as with `sequences=True`.
+    Batched direct gets (NATS 2.11+, ADR-31): each request is answered by up to WHOLE_BATCH
+    messages (`most` for a page) and a closing `204 EOB` status that names the last sequence
+    sent and how many more match. With `sequences=False` the messages come without headers,
+    the cheapest way (each pair's sequence is then 0; the last sequence is still known). The
+    server (2.15) then counts as pending what matched when the answer began, less nothing it
+    sent (or, where the stream grew meanwhile, what is left after it): so an answer that
+    asked for more than it holds, and whose pending is no more than it holds, held all there
+    was, and a read of a whole log takes one request. A server without batched gets answers
+    each request with one plain message, so that still reads everything; a server that
+    ignores `no_hdr` (an option marked deprecated) sends headers, which are read as with
+    `sequences=True`.
     """
     nc = js._nc
     inbox = nc.new_inbox()
@@ -183,12 +190,15 @@ async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: i
     loop = asyncio.get_running_loop()
     done: asyncio.Future[bool] = loop.create_future()
 
+    headed = sequences   # messages come with headers: the server counts down what is pending as it sends
+
     def receive(msg: Msg) -> None:
-        nonlocal last
+        nonlocal last, headed
         headers = msg.headers
         status = headers.get("Status") if headers else None
         if status is None:
             if headers:
+                headed = True
                 last = int(headers["Nats-Sequence"])
                 found.append(_stored(msg, last) if whole else (last, msg.data))
                 if "Nats-Num-Pending" not in headers and not done.done():  # a server without batched gets
@@ -198,7 +208,8 @@ async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: i
         elif not done.done():
             if status == "204":    # the end of this batch: more follow while some are pending
                 last = int(headers.get("Nats-Last-Sequence") or last)
-                done.set_result(headers.get("Nats-Num-Pending", "0") != "0")
+                pending, sent = int(headers.get("Nats-Num-Pending") or 0), len(found) - before
+                done.set_result(pending > 0 if headed else pending > sent or sent >= asked)
             elif status == "404":  # nothing (more) on the subject
                 done.set_result(False)
             elif status == "503":  # no stream answers direct gets
@@ -215,10 +226,12 @@ async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: i
     if not sequences:
         _BareMessages.route(nc, sub._id, lambda data: found.append((0, data)))
     api = f"{js._prefix}.DIRECT.GET.{stream}"
+    asked = most or WHOLE_BATCH
     try:
         more = True
         while more:
-            request = {"seq": last + 1, "next_by_subj": subject, "batch": most or DIRECT_BATCH}
+            before = len(found)
+            request = {"seq": last + 1, "next_by_subj": subject, "batch": asked}
             if not sequences:
                 request["no_hdr"] = True
             await nc.publish(api, _request_encoder.encode(request), reply=inbox)

@@ -25,7 +25,7 @@ async def logged(client, game: str, count: int) -> list[int]:
 
 async def test_a_log_longer_than_one_batched_get_is_read_whole_in_order(nats_server, client, monkeypatch):
     await ensure_topology(client.js)
-    monkeypatch.setattr(log_store, "DIRECT_BATCH", 4)   # 23 batches: six gets
+    monkeypatch.setattr(log_store, "WHOLE_BATCH", 4)   # 23 batches: six gets
     game = new_game()
     seqs = await logged(client, game, 23)
     read = await log_store.read_batches(client.js, game)
@@ -36,7 +36,7 @@ async def test_a_log_longer_than_one_batched_get_is_read_whole_in_order(nats_ser
 
 async def test_load_and_catch_up_fold_every_batch_and_know_the_last_sequence(nats_server, client, monkeypatch):
     await ensure_topology(client.js)
-    monkeypatch.setattr(log_store, "DIRECT_BATCH", 4)
+    monkeypatch.setattr(log_store, "WHOLE_BATCH", 4)
     game = new_game()
     seqs = await logged(client, game, 10)
     loaded = await log_store.load(client.js, game)
@@ -44,6 +44,38 @@ async def test_load_and_catch_up_fold_every_batch_and_know_the_last_sequence(nat
     seqs += await logged(client, game, 3)   # causes 1..3 again: applied stays at 10
     await log_store.catch_up(client.js, loaded)
     assert (loaded.last_seq, loaded.applied, loaded.batches) == (seqs[-1], 10, 13)
+
+
+def counting_gets(monkeypatch) -> list[dict]:
+    """The batched direct gets the reads ask for, as they are encoded."""
+    asked, real = [], log_store._request_encoder
+
+    class Counting:
+        def encode(self, request) -> bytes:
+            asked.append(request)
+            return real.encode(request)
+    monkeypatch.setattr(log_store, "_request_encoder", Counting())
+    return asked
+
+
+@pytest.mark.parametrize("count", [9, 8, 3])
+async def test_a_whole_log_is_read_in_as_few_gets_as_it_takes_and_no_more(nats_server, client, monkeypatch, count):
+    """A game's log read whole (a table's load, a rebuild) asks once for all of it: an answer that held fewer
+    than it asked for, with no more pending than it held, ends the read without a get answered with nothing.
+    Only an answer as full as it was asked for is followed by another get."""
+    await ensure_topology(client.js)
+    monkeypatch.setattr(log_store, "WHOLE_BATCH", 4)
+    game = new_game()
+    seqs = await logged(client, game, count)
+    asked = counting_gets(monkeypatch)
+    loaded = await log_store.load(client.js, game)
+    assert (loaded.last_seq, loaded.batches) == (seqs[-1], count)
+    gets = [request for request in asked if "next_by_subj" in request]
+    assert len(gets) == count // 4 + 1      # 9: 4, 4, 1; 8: 4, 4, then none; 3: 3
+    assert all(request["no_hdr"] for request in gets)
+    asked.clear()
+    assert [seq for seq, _ in await log_store.read_batches(client.js, game)] == seqs   # with headers: the same
+    assert len([request for request in asked if "next_by_subj" in request]) == -(-count // 4)
 
 
 def lagging(monkeypatch, short_answers: int) -> list[int]:
