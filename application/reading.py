@@ -4,6 +4,8 @@ Whatever the bytes, the answer is a command or a `bad_command` refusal saying wh
 nothing a sender puts in a message can make the table fail on it. Size and nesting
 are bounded before anything is decoded.
 """
+from functools import cache
+
 import msgspec
 
 from zioncheck.contracts.commands import (
@@ -71,15 +73,13 @@ def unknown_field(value: object, raw: object, path: str = "") -> str:
     """The first field in `raw` (the JSON `value` was decoded from) that no struct in `value` declares, as
     its path (`limits.pad`, `rules.hands[0].pad`); "" when every field is declared."""
     if isinstance(value, msgspec.Struct) and isinstance(raw, dict):
-        fields = msgspec.structs.fields(value)
-        tag = value.__struct_config__.tag_field
-        known = {field.encode_name for field in fields} | ({tag} if tag else set())
+        known, fields = _declared(type(value))
         extra = next((name for name in raw if name not in known), None)
         if extra is not None:
             return f"{path}{extra}"
-        for field in fields:
-            if field.encode_name in raw:
-                found = unknown_field(getattr(value, field.name), raw[field.encode_name], f"{path}{field.encode_name}.")
+        for name, encoded in fields:
+            if encoded in raw:
+                found = unknown_field(getattr(value, name), raw[encoded], f"{path}{encoded}.")
                 if found:
                     return found
     elif isinstance(value, list | tuple) and isinstance(raw, list):
@@ -88,6 +88,16 @@ def unknown_field(value: object, raw: object, path: str = "") -> str:
             if found:
                 return found
     return ""
+
+
+@cache
+def _declared(kind: type[msgspec.Struct]) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """The names a struct type's JSON may hold (its fields' and its tag's), and each field's name and JSON name:
+    read once a type (msgspec.structs.fields reads a type's annotations each time it is asked)."""
+    fields = msgspec.structs.fields(kind)
+    tag = kind.__struct_config__.tag_field
+    known = frozenset({field.encode_name for field in fields} | ({tag} if tag else set()))
+    return known, tuple((field.name, field.encode_name) for field in fields)
 
 
 def origin_for(command: Command) -> str:

@@ -39,6 +39,7 @@ from zioncheck.services.bus.consumers import (
     settled,
     subscriber,
 )
+from zioncheck.services.bus.delivered import delivery
 from zioncheck.services.bus.game_queues import GameQueues
 from zioncheck.services.bus.publish import write_together
 from zioncheck.services.bus.topology import (
@@ -182,7 +183,7 @@ def _wire(broker: NatsBroker, takes: Takes, service: Callable[[], object], inbox
     (a PinnedConsumer, or a PulledConsumer a partition), or None."""
     if takes.kind == "commands":
         async def handle(game: str, raw, epoch: int) -> None:
-            await service().handle(game, raw.metadata.sequence.stream, raw, epoch)
+            await service().handle(game, delivery(raw).stream_seq, raw, epoch)
         stream = takes.stream or commands_stream
         return lambda nc: PinnedConsumer(nc, [stream(p) for p in range(partitions)],
                                          [takes.subject(p) for p in range(partitions)], takes.group,

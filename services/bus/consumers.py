@@ -32,6 +32,7 @@ from nats.js.api import ConsumerConfig
 from zioncheck.contracts.commands import ORIGINS
 from zioncheck.services.bus import tasks
 from zioncheck.services.bus.access import when_reconnected
+from zioncheck.services.bus.delivered import delivery
 from zioncheck.services.bus.game_queues import Drain, GameBatches, GameQueues
 from zioncheck.services.bus.topology import TABLES_HERE, game_of, origin_of, partition_of, valid_game_key
 from zioncheck.services.observability import DROPPED
@@ -376,7 +377,7 @@ class Partition:
                 self.pin = None
             await self.refill()
             return
-        pin, seq, first = headers.get("Nats-Pin-Id"), msg.metadata.sequence.stream, False
+        pin, seq, first = headers.get("Nats-Pin-Id"), delivery(msg).stream_seq, False
         if pin and pin != self.pin and time.monotonic() >= self.resting_until:  # not a late one of a pin given away
             if self.pin is None:
                 log.info("partition_pinned", stream=self.stream)

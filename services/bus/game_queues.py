@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from nats.aio.msg import Msg
 
 from zioncheck.services.bus import tasks
+from zioncheck.services.bus.delivered import delivery
 from zioncheck.services.bus.topology import game_of
 
 Work = Callable[[str, Msg, int], Awaitable[None]]
@@ -35,11 +36,11 @@ class GameQueues:
 
     def take(self, messages: list[Msg]) -> None:
         for msg in messages:
-            meta = msg.metadata
-            follows = self.last_delivery is not None and meta.sequence.consumer == self.last_delivery + 1
-            if not follows or meta.num_delivered > 1:
+            _, consumer_seq, delivered = delivery(msg)
+            follows = self.last_delivery is not None and consumer_seq == self.last_delivery + 1
+            if not follows or delivered > 1:
                 self.epoch += 1
-            self.last_delivery = meta.sequence.consumer
+            self.last_delivery = consumer_seq
             game = game_of(msg.subject)
             queue = self.queues.get(game)
             if queue is None:

@@ -45,6 +45,7 @@ from zioncheck.domain.views import Projection, advance
 from zioncheck.services.bus import open_games
 from zioncheck.services.bus.access import server_id
 from zioncheck.services.bus.consumers import drop
+from zioncheck.services.bus.delivered import delivery
 from zioncheck.services.bus.fast_ingest import FastIngest
 from zioncheck.services.bus.log_store import batches, due_at, read_stored, still_logged, stored_games, where
 from zioncheck.services.bus.topology import VIEWS
@@ -237,7 +238,7 @@ class ProjectorService:
                     except (msgspec.DecodeError, msgspec.ValidationError) as error:
                         await drop(raw, "log", f"undecodable: {error}")   # it would fail the same way for ever
                         continue
-                    folded |= await self._project(projected, game, raw.metadata.sequence.stream, raw.headers or {},
+                    folded |= await self._project(projected, game, delivery(raw).stream_seq, raw.headers or {},
                                                   batch, feeds)
                 if folded:
                     await self._publish(game, projected, feeds)

@@ -7,8 +7,10 @@ from zioncheck.services.bus.game_queues import GameBatches, GameQueues
 
 
 def delivered(game: str, consumer_seq: int, times: int = 1):
-    meta = SimpleNamespace(num_delivered=times, sequence=SimpleNamespace(consumer=consumer_seq))
-    return SimpleNamespace(subject=f"zc.cmd.{game}", metadata=meta, name=f"{game}#{consumer_seq}")
+    """A delivery as the server's reply subject tells it: $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.
+    <consumer seq>.<time>.<pending>."""
+    reply = f"$JS.ACK.ZC_COMMANDS_0.table.{times}.{100 + consumer_seq}.{consumer_seq}.1765000000000000000.0"
+    return SimpleNamespace(subject=f"zc.cmd.{game}", reply=reply, name=f"{game}#{consumer_seq}")
 
 
 class Recorder:
