@@ -15,9 +15,21 @@ class Delivery(NamedTuple):
     delivered: int      # the times the message has been delivered, this one included
 
 
+KEPT = "_zc_delivery"   # where a message keeps its reading: the table asks for it three times a delivery
+
+
 def delivery(msg: Msg) -> Delivery:
     """The delivery's sequences and count, as `msg.metadata` reads them (ADR-15's two forms of the reply
-    subject); anything else is nats-py's to read, which raises for a message no consumer delivered."""
+    subject), read once a message; anything else is nats-py's to read, which raises for a message no consumer
+    delivered."""
+    kept = vars(msg)
+    found = kept.get(KEPT)
+    if found is None:
+        found = kept[KEPT] = _read(msg)
+    return found
+
+
+def _read(msg: Msg) -> Delivery:
     tokens = msg.reply.split(".") if msg.reply else ()
     if tokens[:2] == ["$JS", "ACK"]:
         if len(tokens) == V1_TOKENS:

@@ -19,6 +19,7 @@ def test_a_deliverys_sequences_and_count_are_read_as_nats_py_reads_them(reply):
     meta = msg.metadata
     assert delivery(msg) == Delivery(stream_seq=1207, consumer_seq=88, delivered=3)
     assert delivery(msg) == (meta.sequence.stream, meta.sequence.consumer, meta.num_delivered)
+    assert delivery(msg) is delivery(msg), "read once a message: the table asks three times a delivery"
 
 
 @pytest.mark.parametrize("reply", ["", "_INBOX.abc", "$JS.ACK.too.short", "$JS.API.ACK.a.b.1.2.3.4.5"])
