@@ -26,7 +26,7 @@ from zioncheck.services.gateway.keys import HEADER
 from zioncheck.services.gateway.limits import Limits
 from zioncheck.services.gateway.server import Running
 from zioncheck.services.observability import configure_logging
-from zioncheck.services.wiring import SERVICES, Services, Settings, TopologyMissing
+from zioncheck.services.wiring import SERVICES, JetStreamAway, Services, Settings, TopologyMissing
 
 # Not a FastStream subscriber: the HTTP and WebSocket gateway runs beside them, and only when named.
 CHOICES = (*SERVICES, "gateway")
@@ -118,7 +118,7 @@ def main(args) -> int:
             asyncio.run(_serve(args.services or list(SERVICES), access, args.replicas, args.host, args.port,
                                args.platform_keys, limits, args.public_lobby,
                                Settings(archive=args.archive, retention=args.retention)))
-        except (NoGateway, TopologyMissing, PartitionMismatch, NoPartitions) as error:
+        except (NoGateway, TopologyMissing, PartitionMismatch, NoPartitions, JetStreamAway) as error:
             raise CommandFailed(str(error)) from None
     return 0
 

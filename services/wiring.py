@@ -12,15 +12,19 @@ Handlers decode, call the service, and settle; retries, sequences and headers li
 the log store, not here.
 """
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 import msgspec
+import nats.errors
 import structlog
 from faststream.nats import NatsBroker
 from faststream.security import SASLPlaintext
+from nats.js import JetStreamContext
+from nats.js.errors import ServiceUnavailableError
 from prometheus_client import Counter, Gauge, Histogram
 
 from zioncheck.contracts.dealer import ReshuffleRefused, ReshuffleRequest
@@ -296,6 +300,7 @@ async def prepare_topology(access: Access, replicas: int | None = None) -> tuple
     if "operator" not in access.users():
         nc = await connect(access, next(iter(access.users()), "table"))
         try:
+            await jetstream_answering(nc.jetstream())
             missing = await missing_topology(nc.jetstream())
             partitions = (await layout(nc.jetstream())).partitions
         finally:
@@ -307,6 +312,7 @@ async def prepare_topology(access: Access, replicas: int | None = None) -> tuple
         return [], partitions
     nc = await connect(access, "operator")
     try:
+        await jetstream_answering(nc.jetstream())
         changes = await ensure_topology(nc.jetstream(), replicas)
         return changes, (await layout(nc.jetstream())).partitions
     finally:
@@ -315,3 +321,32 @@ async def prepare_topology(access: Access, replicas: int | None = None) -> tuple
 
 class TopologyMissing(Exception):
     """The streams the services need are not there, and these credentials may not make them."""
+
+
+class JetStreamAway(Exception):
+    """The servers answer, but their JetStream did not within JETSTREAM_WAIT seconds."""
+
+
+JETSTREAM_WAIT = 60.0   # seconds a starting service waits for JetStream: a cluster just started elects a leader
+
+
+async def jetstream_answering(js: JetStreamContext, within: float | None = None) -> None:
+    """Return once the JetStream API answers (its account's limits). The nodes of a cluster just started answer
+    only once they have chosen a leader, seconds later: said once, and waited for; JetStreamAway after `within`
+    seconds (JETSTREAM_WAIT)."""
+    within = JETSTREAM_WAIT if within is None else within
+    deadline, said = time.monotonic() + within, False
+    while True:
+        try:
+            await js.account_info()
+            return
+        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, ServiceUnavailableError) as error:
+            reason = f"{type(error).__name__}: {error}"[:200]
+            if time.monotonic() >= deadline:
+                raise JetStreamAway(f"the NATS servers answer, but their JetStream did not within {within:g} s "
+                                    f"(last: {reason}); is JetStream enabled, and has the cluster a quorum?"
+                                    ) from None
+            if not said:
+                log.warning("waiting_for_jetstream", reason=reason, within=within)
+                said = True
+            await asyncio.sleep(0.5)
