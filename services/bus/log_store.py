@@ -175,10 +175,11 @@ async def _read_stored(js: JetStreamContext, stream: str, subject: str, after: i
     messages (`most` for a page) and a closing `204 EOB` status that names the last sequence
     sent and how many more match. With `sequences=False` the messages come without headers,
     the cheapest way (each pair's sequence is then 0; the last sequence is still known). The
-    server (2.15) then counts as pending what matched when the answer began, less nothing it
-    sent (or, where the stream grew meanwhile, what is left after it): so an answer that
-    asked for more than it holds, and whose pending is no more than it holds, held all there
-    was, and a read of a whole log takes one request. A server without batched gets answers
+    server (2.15) then counts as pending what matched when the answer began, the messages it
+    sent included (or, where the stream grew meanwhile, what is left after them): so an answer
+    that holds fewer than it asked for, and no fewer than its pending, held all there was, and
+    a read of a whole log takes one request. With headers the server counts down as it sends,
+    and a pending of 0 ends the read. A server without batched gets answers
     each request with one plain message, so that still reads everything; a server that
     ignores `no_hdr` (an option marked deprecated) sends headers, which are read as with
     `sequences=True`.
