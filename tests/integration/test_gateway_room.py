@@ -2,6 +2,8 @@
 switch, the last move marked on the table, a hand arranged by dragging or tapping and kept across reloads, a chat
 between two seats that a watcher reads, and the page's small faults: a ten's rank hidden under the next card, a
 host offered a seat someone has joined, an unknown game also said to be waiting."""
+import asyncio
+
 import msgspec
 
 from gateway_helpers import (  # noqa: F401
@@ -242,3 +244,34 @@ async def test_the_host_is_never_offered_a_seat_someone_has_joined(gateway, http
     await page.click('#seats li[data-seat="0"] .take')
     await page.wait_for_selector('#seats li.joined[data-seat="0"]', timeout=10_000)
     assert await page.locator("#seats .take").count() == 0
+
+
+async def test_a_chat_line_said_while_the_last_is_on_its_way_is_sent_next_and_a_second_enter_sends_nothing_twice(
+        services, client, nats_server, keys_file):
+    """The gateway's answer to a line may come after the line itself, heard on the game's socket: Enter pressed
+    again meanwhile is never lost (a disabled button would drop it), and a line is sent once however often it is."""
+    follower, seat0, _ = await game_in_play(client)
+    held, posted = asyncio.Event(), []
+
+    async def slow_answer(route):   # the gateway's answers to the first line held back until it shows
+        posted.append(route.request.post_data_json["text"])
+        if len(posted) == 1:
+            await held.wait()
+        await route.continue_()
+
+    async with limited(nats_server, keys_file, chat_lines=5, chat_seconds=3000) as (gateway, _), \
+            browser_page({"width": 1280, "height": 900}) as first:
+        await first.route("**/chat", slow_answer)
+        await first.goto(f"{gateway.url}/play/{follower.game}#token={seat0}")
+        await caught_up(first, follower)
+        await first.fill("#chat-text", "first")
+        await first.press("#chat-text", "Enter")
+        await first.press("#chat-text", "Enter")          # the same line again, while it is on its way
+        await first.fill("#chat-text", "second")          # typed, and said, before the gateway answered
+        await first.press("#chat-text", "Enter")
+        assert posted == ["first"]
+        held.set()
+        await first.wait_for_function("document.querySelectorAll('#chat-lines li').length === 2", timeout=10_000)
+        assert await first.locator("#chat-lines li .what").all_text_contents() == ["first", "second"]
+        assert posted == ["first", "second"]
+        await first.wait_for_function("document.getElementById('chat-text').value === ''", timeout=5_000)

@@ -35,12 +35,18 @@ function refuse(text) {
   $("chat-error").hidden = !text;
 }
 
+// A line on its way: a line said meanwhile (Enter pressed again before the gateway answered, while the line
+// may already show, heard on the socket) goes once the first is answered, so no Enter is lost and no line sent
+// twice (a disabled button would drop the Enter: a form with one does not submit).
+let sending = false;
+let again = false;
+
 async function say(game, token) {
   const input = $("chat-text");
   const text = input.value.trim();
   if (!text) { refuse(W.chatEmpty); return; }
-  const button = $("chat-form").querySelector("button");
-  button.disabled = true;
+  if (sending) { again = true; return; }
+  sending = true;
   try {
     const response = await fetch(`/games/${encodeURIComponent(game)}/chat`, {
       method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
@@ -48,7 +54,7 @@ async function say(game, token) {
     });
     const body = await response.json();
     if (response.ok) {
-      input.value = "";
+      if (input.value.trim() === text) input.value = "";   // what was typed meanwhile stays, to go next
       refuse("");
       chatLine(body);
     } else if (response.status === 429) {
@@ -63,8 +69,12 @@ async function say(game, token) {
   } catch {
     refuse(W.cannotReach);
   } finally {
-    button.disabled = false;
+    sending = false;
     input.focus();
+    if (again) {   // said while this one was on its way: sent now, unless what it held went with this one
+      again = false;
+      if (input.value.trim()) say(game, token);
+    }
   }
 }
 
