@@ -330,11 +330,10 @@ class JetStreamAway(Exception):
 JETSTREAM_WAIT = 60.0   # seconds a starting service waits for JetStream: a cluster just started elects a leader
 
 
-async def jetstream_answering(js: JetStreamContext, within: float | None = None) -> None:
+async def jetstream_answering(js: JetStreamContext, within: float = JETSTREAM_WAIT) -> None:
     """Return once the JetStream API answers (its account's limits). The nodes of a cluster just started answer
     only once they have chosen a leader, seconds later: said once, and waited for; JetStreamAway after `within`
-    seconds (JETSTREAM_WAIT)."""
-    within = JETSTREAM_WAIT if within is None else within
+    seconds."""
     deadline, said = time.monotonic() + within, False
     while True:
         try:

@@ -47,6 +47,9 @@ class Stored(msgspec.Struct):
 _ack_decoder = msgspec.json.Decoder(Stored)
 
 
+Message = tuple[str, bytes, dict[str, str] | None]   # subject, payload, headers
+
+
 class _Acks:
     """One connection's acks outstanding: each under a token of its own in the request inbox, with
     the time it is overdue; one timer at a time, at the oldest, fails the overdue ones."""
@@ -65,7 +68,7 @@ class _Acks:
             raise reply
         return reply
 
-    async def requests(self, messages: list[tuple[str, bytes, dict[str, str] | None]], timeout: float) -> list:
+    async def requests(self, messages: list[Message], timeout: float) -> list:
         """Publish each (subject, payload, headers) at once, each with a reply subject of its own, then wait
         for every reply: the replies in order, each one that failed as its exception (a TimeoutError once
         `timeout` has passed). No task is made for any."""
@@ -106,9 +109,6 @@ class _Acks:
             if not future.done():
                 future.set_exception(TimeoutError())
         self.timer = asyncio.get_running_loop().call_later(due[0][0] - now, self._expire) if due else None
-
-
-Message = tuple[str, bytes, dict[str, str] | None]   # subject, payload, headers
 
 
 async def publish_all(nc: Client, messages: list[Message], reply: str = "") -> None:
@@ -238,7 +238,7 @@ async def publish_stored(js: JetStreamContext, subject: str, payload: bytes,
     return (await _store_one(js, subject, payload, headers)).seq
 
 
-async def store_each(js: JetStreamContext, messages: list[tuple[str, bytes, dict[str, str] | None]]) -> list:
+async def store_each(js: JetStreamContext, messages: list[Message]) -> list:
     """Publish every (subject, payload, headers) at once and wait until a stream stored each: its stream
     sequence, or the exception `publish_stored` would have raised for it, in order. No task is made for
     any, so a service that stores several things at once (a game's views and feed: services/projector)

@@ -23,7 +23,7 @@ from zioncheck.contracts.log import encode
 from zioncheck.contracts.views import PublicView
 from zioncheck.domain.views import Projection, feed_batch, public_view, seat_view
 from zioncheck.services.bus.log_store import WRONG_LAST_SEQUENCE, from_leader, read_stored
-from zioncheck.services.bus.publish import publish_all, publish_stored, store_each
+from zioncheck.services.bus.publish import Message, publish_all, publish_stored, store_each
 from zioncheck.services.bus.topology import (
     FEED,
     VIEWS,
@@ -103,7 +103,7 @@ async def write_views(kv: KeyValue, game: str, projection: Projection, revisions
     return len(published)
 
 
-def feed_messages(game: str, feeds: list[tuple[int, list]]) -> list[tuple[str, bytes, dict | None]]:
+def feed_messages(game: str, feeds: list[tuple[int, list]]) -> list[Message]:
     """The feed batches `feeds` ((seq, events) each, in order) as messages to store: those that hold
     something public."""
     return [message for n, events in feeds if (message := _feed_message(game, n, events))]
@@ -183,7 +183,7 @@ async def recent_public_views(js: JetStreamContext, limit: int, tenant: str = "*
         window *= 4
 
 
-def _feed_message(game: str, seq: int, events, dedupe: bool = True) -> tuple[str, bytes, dict | None] | None:
+def _feed_message(game: str, seq: int, events, dedupe: bool = True) -> Message | None:
     """The public side of log batch `seq` as a message to store (subject, payload, headers); None when the
     batch holds nothing public. It names the game by the id its tenant gave it, as the views do."""
     batch = feed_batch(tenant_of(game)[1], seq, events)
