@@ -91,8 +91,9 @@ def _contract_melds(hand: tuple[str, ...], contract: int | Contract) -> tuple[tu
     """contract_melds, kept: a seat's view is worked out again after every move at the table, and the
     seat's cards stay the same through most of them."""
     least = least_contract(hand, contract)
-    melds = (find_contract(hand, contract) or least) if least else find_contract(hand, contract) or []
-    return tuple(tuple(meld) for meld in melds)
+    if not least:   # the exact search finds none, so the quick one cannot either
+        return ()
+    return tuple(tuple(meld) for meld in find_contract(hand, contract) or least)
 
 
 def lay_off_moves(state: GameState, seat: int) -> list[LayOffMove]:
