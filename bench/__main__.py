@@ -25,6 +25,7 @@ BENCHMARKS = {
     "chaos": "bench.chaos",
     "hold": "bench.claim_hold",
     "bots": "bench.bots",
+    "positions": "bench.positions",
     "history": "bench.history",
     "commit": "bench.commit",
 }

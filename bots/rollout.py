@@ -30,12 +30,16 @@ from zioncheck.domain.state import PlacedMeld
 MAX_TURNS = 80
 
 
-def hidden_deal(sight: Sight, rng: random.Random) -> list[str]:
-    """The cards `sight`'s seat has not seen, in a random order: one world of the others' hands and the stock."""
+def hidden_deal(sight: Sight, rng: random.Random, known: Counter[str] | None = None) -> list[str]:
+    """The cards `sight`'s seat has not seen, in a random order: one world of the others' hands and the stock.
+    `known`: cards the other seat of a two-seat game is known to hold (seen taken from the pile), dealt to it
+    in every world; the rest at random."""
     unseen = sight.unseen()
-    cards = [card for card, copies in sorted(unseen.items()) for _ in range(max(copies, 0))]
+    other = 1 - sight.seat   # a two-seat game's other seat: its hand is the deal's first cards (Play)
+    held = list((Counter() if known is None else known & +unseen).elements())[:sight.hand_sizes[other]]
+    cards = [card for card, copies in sorted((unseen - Counter(held)).items()) for _ in range(copies)]
     rng.shuffle(cards)
-    return cards
+    return held + cards
 
 
 class Play:

@@ -3,6 +3,7 @@ seat's legal moves, and its answer is the same for the same sight, whatever gene
 gives the same game. How often it beats the strong bot is the bench's (`python -m bench bots`); that it decides
 from its seat's sight alone is tests/test_bot_sight.py's."""
 import random
+from collections import Counter
 
 import pytest
 
@@ -10,8 +11,10 @@ from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.simulation import play_hand
 from zioncheck.application.turns import InProcessTable
 from zioncheck.bots import NAMES, make_bot
+from zioncheck.bots import expert as expert_module
 from zioncheck.bots.base import SeatBot
-from zioncheck.bots.expert import ExpertBot, choices
+from zioncheck.bots.expert import ExpertBot, Taken, choices
+from zioncheck.bots.rollout import hidden_deal
 from zioncheck.bots.sight import Sight, sight_of
 from zioncheck.bots.strong import StrongBot
 from zioncheck.contracts.commands import (
@@ -26,6 +29,7 @@ from zioncheck.contracts.commands import (
 )
 from zioncheck.contracts.events import Rejected
 from zioncheck.contracts.log import Entry
+from zioncheck.domain.hands import CONTRACTS
 from zioncheck.domain.state import GameState
 
 # One hand of each game, so that a test plays a whole hand in seconds: Zioncheck's two runs, Contract rummy's two
@@ -43,10 +47,14 @@ class Noted:
 
     def __init__(self, bot: SeatBot):
         self.bot, self.name, self.sights = bot, bot.name, []
+        self.known: list[tuple[Counter[str], list[Counter[str]]]] = []
 
     def move(self, state: GameState, seat: int) -> Command:
         self.sights.append(sight_of(state, seat))
-        return self.bot.move(state, seat)
+        move = self.bot.move(state, seat)
+        if isinstance(self.bot, ExpertBot):   # what it knows of the other hands, beside what they hold
+            self.known.append((Counter(self.bot.taken.known), [Counter(hand) for hand in state.hands]))
+        return move
 
     def out_of_turn(self, state: GameState, seat: int) -> list[Command]:
         return self.bot.out_of_turn(state, seat)
@@ -108,3 +116,61 @@ def test_the_same_seed_gives_the_expert_the_same_hand_byte_for_byte():
     first, _ = one_hand("zioncheck", seed=11)
     again, _ = one_hand("zioncheck", seed=11)
     assert first == again
+
+
+@pytest.mark.parametrize("game", ["contract", "liverpool"])
+def test_what_the_expert_knows_the_other_seat_holds_it_holds_and_it_was_seen_taking(game):
+    """R10: in a two-seat game the expert follows the cards the other seat takes from the pile; every card it
+    counts as the other's is in the other's hand, and some are, or the test could not fail."""
+    known = [(cards, hands) for seed in range(6) for cards, hands in one_hand(game, seed=seed)[1][0].known]
+    assert sum(sum(cards.values()) for cards, _ in known) > 0
+    for cards, hands in known:
+        assert not cards - hands[1], (cards, hands[1])
+
+
+def sight(**fields) -> Sight:
+    """A two-seat sight of seat 0's turn after its draw, changed by `fields`."""
+    base = {"seat": 0, "players": 2, "decks": 1, "hand_no": 1, "contract": CONTRACTS[1], "jokers": 2,
+            "cards": ("3H", "4H", "9S"), "hand_sizes": (3, 3), "table": (), "discard": ("KD",), "discarder": 1,
+            "down": (False, False), "turn": 0, "drawn": True, "window_open": False, "stock": 40, "reshuffles": 0,
+            "totals": (0, 0)}
+    return Sight(**(base | fields))
+
+
+def test_a_card_the_other_seat_took_from_the_pile_is_dealt_to_it_in_every_world_and_a_draw_tells_nothing():
+    """R10, R9: the expert's discard taken by the other seat is that seat's in each world its search deals, until
+    the other seat throws it or lays it down; a draw from the stock tells it nothing."""
+    taken = Taken()
+    taken.see(sight())
+    taken.did(sight(), Discard(seat=0, card="9S"))
+    after = sight(cards=("3H", "4H", "5H"), drawn=False, discard=("KD", "2C"), discarder=1)   # took 9S, threw 2C
+    taken.see(after)
+    assert taken.known == Counter({"9S": 1})
+    for world in range(20):
+        assert hidden_deal(after, random.Random(world), taken.known)[0] == "9S"   # the other seat's cards come first
+    taken.did(after, Discard(seat=0, card="5H"))
+    taken.see(sight(drawn=False, discard=("KD", "2C", "5H", "9S"), discarder=1))   # drew, and threw the 9S
+    assert taken.known == Counter()
+    drew = Taken()
+    drew.see(sight())
+    drew.did(sight(), Discard(seat=0, card="9S"))
+    drew.see(sight(drawn=False, discard=("KD", "9S", "2C"), discarder=1))
+    assert drew.known == Counter()
+
+
+def test_the_fine_measure_keeps_each_weighed_position_with_the_other_seats_real_cards_and_no_pick_beats_the_best(
+        monkeypatch):
+    """bench/positions.py: every position kept is one the expert weighed more than one move at, with the other
+    seat's cards as the table held them; and no reading of the search gains more than the best move each time."""
+    from bench import positions as fine
+    for name in ("SURE", "CONFIRM"):   # a reading sets the search's thresholds: put back after
+        monkeypatch.setattr(expert_module, name, getattr(expert_module, name))
+    monkeypatch.setattr(fine, "TRUTH_WORLDS", 4)
+    kept = fine.record(("liverpool", 1))[:12]
+    assert kept
+    for sight, options, _, other, _ in kept:
+        assert len(options) > 1 and len(other) == sight.hand_sizes[1 - sight.seat]
+    worths = [fine.truth(position) for position in kept]
+    best = fine.gain(worths, [max(range(len(w)), key=w.__getitem__) for w in worths])
+    for reading in [(expert_module.SURE, expert_module.CONFIRM, True), *fine.READINGS.values()]:
+        assert fine.gain(worths, [fine.chosen((reading, position)) for position in kept]) <= best
