@@ -9,7 +9,7 @@ only the stock, the hand played to its end as the expert's worlds play it (bots/
 the rollouts can tell with nothing hidden but the stock's order. The row is the points the expert's choices gain
 over the strong bot's moves at those positions, beside what the best move each time would gain (the most a
 search could), and what each reading of the search would gain at the same positions (its thresholds, the cards
-known taken from the pile): held to gaining something (above 0).
+known taken from the pile): held to losing nothing against the strong bot's moves (at least 0).
 
     python -m bench positions
 """
