@@ -22,12 +22,13 @@ from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.simulation import play_hand
 from zioncheck.application.turns import InProcessTable
 from zioncheck.bots import expert
-from zioncheck.bots.expert import ExpertBot, ahead, apply_move, choices
+from zioncheck.bots.expert import ExpertBot, ahead, apply_move
 from zioncheck.bots.rollout import Play
 from zioncheck.bots.shortfall import clear_memory
-from zioncheck.bots.sight import Sight, sight_of
+from zioncheck.bots.sight import Sight
 from zioncheck.bots.strong import StrongBot
 from zioncheck.contracts.commands import Command, Rules, StartGame
+from zioncheck.domain.state import GameState
 
 GAMES, TRUTH_WORLDS, SEED, WORKERS = 12, 60, "positions", 2
 PRESETS = ("zioncheck", "contract", "liverpool")
@@ -44,14 +45,18 @@ class Recording(ExpertBot):
     def __init__(self, rng: random.Random, positions: list[Position]):
         super().__init__(rng)
         self.positions = positions
+        self.state = GameState()   # the table's, as this seat's move is asked for
 
-    def move(self, state, seat):
-        sight = sight_of(state, seat)
-        self.taken.see(sight)   # as decide sees it first (seeing twice is seeing once)
-        options = choices(sight, self.strong.decide(sight))
+    def move(self, state: GameState, seat: int) -> Command:
+        self.state = state
+        return super().move(state, seat)
+
+    def weighed(self, sight: Sight) -> list[Command]:
+        options = super().weighed(sight)
         if len(options) > 1:
-            self.positions.append((sight, options, Counter(self.taken.known), state.hands[1 - seat], state.stock))
-        return self.decide(sight)
+            self.positions.append((sight, options, Counter(self.taken.known), self.state.hands[1 - sight.seat],
+                                   self.state.stock))
+        return options
 
 
 def record(game: tuple[str, int]) -> list[Position]:
@@ -88,8 +93,7 @@ def truth(position: Position) -> list[float]:
 def chosen(reading: tuple[tuple[float, float, bool], Position]) -> int:
     """The option a reading of the search picks at the position."""
     (sure, confirm, known), (sight, options, taken, _, _) = reading
-    expert.SURE, expert.CONFIRM = sure, confirm
-    return options.index(expert.search(sight, options, expert.WORLDS, taken if known else None))
+    return options.index(expert.search(sight, options, expert.WORLDS, taken if known else None, sure, confirm))
 
 
 def gain(worths: list[list[float]], picks: list[int]) -> float:

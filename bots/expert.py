@@ -45,11 +45,14 @@ class ExpertBot(SeatBot):
     def decide(self, sight: Sight) -> Command:
         """The strong bot's move, or the one of its few best that the worlds searched find better."""
         self.taken.see(sight)
-        default = self.strong.decide(sight)
-        options = choices(sight, default)
-        move = default if len(options) < 2 else search(sight, options, self.worlds, self.taken.known)
+        options = self.weighed(sight)
+        move = options[0] if len(options) < 2 else search(sight, options, self.worlds, self.taken.known)
         self.taken.did(sight, move)
         return move
+
+    def weighed(self, sight: Sight) -> list[Command]:
+        """The moves this sight is searched for, the strong bot's first (`choices`)."""
+        return choices(sight, self.strong.decide(sight))
 
     def react(self, sight: Sight) -> list[Command]:
         """Out of turn, the strong bot's claims and joker swaps (R11a, R14)."""
@@ -69,21 +72,22 @@ def choices(sight: Sight, default: Command) -> list[Command]:
     return [default, *[move for move in sheds if move != default]]
 
 
-def search(sight: Sight, options: list[Command], worlds: int, known: Counter[str] | None = None) -> Command:
-    """The strong bot's move (the first option), unless another beats it twice: by more than SURE standard
-    errors in `worlds` worlds, each option played and the hand played out, then by more than CONFIRM in as many
-    fresh worlds. Of the moves that do, the one that gains most over both rounds.
+def search(sight: Sight, options: list[Command], worlds: int, known: Counter[str] | None = None,
+           sure: float = SURE, confirm: float = CONFIRM) -> Command:
+    """The strong bot's move (the first option), unless another beats it twice: by more than `sure` standard
+    errors in `worlds` worlds, each option played and the hand played out, then by more than `confirm` in as
+    many fresh worlds. Of the moves that do, the one that gains most over both rounds.
 
     A move picked from a handful of noisy means is lucky as often as it is good; the second round, on worlds
     its pick did not see, plays only the moves that still look better when asked again. `known`: the cards the
     other seat of a two-seat game is known to hold (Taken), dealt to it in every world."""
     seed = seed_of(sight, known)
     first = _gains(sight, options, range(1, len(options)), seed, range(worlds), known)
-    picked = [i for i, found in first.items() if _beats(found, SURE)]
+    picked = [i for i, found in first.items() if _beats(found, sure)]
     if not picked:
         return options[0]
     second = _gains(sight, options, picked, seed, range(worlds, 2 * worlds), known)
-    confirmed = [i for i in picked if _beats(second[i], CONFIRM)]
+    confirmed = [i for i in picked if _beats(second[i], confirm)]
     if not confirmed:
         return options[0]
     return options[max(confirmed, key=lambda i: (_margin(first[i] + second[i])[0], -i))]
@@ -159,7 +163,7 @@ class Taken:
         if (sight.reshuffles == self.reshuffles and len(pile) == len(left) and pile[:-1] == left[:-1]
                 and pile[-1] != left[-1]):
             self.known[left[-1]] += 1   # it took the card this seat threw, and threw another (no reshuffle between)
-        table = Counter(card for meld in sight.table for card in meld.cards)
+        table = _on_table(sight)
         self.known += self.table - table   # what left the table went to its hand (R14)
         self.known -= table - self.table   # what it laid down is held no more
         if pile and sight.top_discarder == 1 - sight.seat:
@@ -170,8 +174,12 @@ class Taken:
         """This seat's move: a discard ends its turn, and the other seat's begins from what it leaves."""
         if sight.players == 2 and isinstance(move, Discard):
             self.pile = (*sight.discard, move.card)
-            self.table = Counter(card for meld in sight.table for card in meld.cards)
+            self.table = _on_table(sight)
             self.reshuffles = sight.reshuffles
+
+
+def _on_table(sight: Sight) -> Counter[str]:
+    return Counter(card for meld in sight.table for card in meld.cards)
 
 
 def apply_move(play: Play, option: Command) -> None:

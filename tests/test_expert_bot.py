@@ -163,8 +163,6 @@ def test_the_fine_measure_keeps_each_weighed_position_with_the_other_seats_real_
     """bench/positions.py: every position kept is one the expert weighed more than one move at, with the other
     seat's cards as the table held them; and no reading of the search gains more than the best move each time."""
     from bench import positions as fine
-    for name in ("SURE", "CONFIRM"):   # a reading sets the search's thresholds: put back after
-        monkeypatch.setattr(expert_module, name, getattr(expert_module, name))
     monkeypatch.setattr(fine, "TRUTH_WORLDS", 4)
     kept = fine.record(("liverpool", 1))[:12]
     assert kept
