@@ -26,6 +26,7 @@ BENCHMARKS = {
     "hold": "bench.claim_hold",
     "bots": "bench.bots",
     "positions": "bench.positions",
+    "told": "bench.told",
     "history": "bench.history",
     "commit": "bench.commit",
 }

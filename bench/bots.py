@@ -127,16 +127,16 @@ def run(four: int = FOUR_SEATS, two: int = TWO_SEATS, expert: int = EXPERT_GAMES
             seconds[key] += cpu
             for name, found in spent.items():
                 times.setdefault(name, []).extend(found)
-    rows = [_rate_row(f"last hands someone goes out of, {preset}, strong vs 3 greedy", finished["four", preset], four,
+    rows = [rate_row(f"last hands someone goes out of, {preset}, strong vs 3 greedy", finished["four", preset], four,
                       FINISHED_TARGET, f"{seconds['four', preset] / WORKERS / 60:.1f} min on {WORKERS} cores")
             for preset in PRESETS]
     rows += [
-        _rate_row("strong bot has the lowest total, 4 seats vs 3 greedy", won["four", "zioncheck"], four, FOUR_TARGET,
+        rate_row("strong bot has the lowest total, 4 seats vs 3 greedy", won["four", "zioncheck"], four, FOUR_TARGET,
                   "a greedy bot in its seat: 25.0% (one seat of four)"),
-        _rate_row("strong bot wins, 2 seats vs greedy", won["two", "zioncheck"], two, TWO_TARGET,
+        rate_row("strong bot wins, 2 seats vs greedy", won["two", "zioncheck"], two, TWO_TARGET,
                   "a greedy bot in its seat: 50.0% (one seat of two)"),
     ]
-    rows += [_rate_row(f"expert has the lowest total, {preset}, 2 seats vs strong", won["expert", preset], expert,
+    rows += [rate_row(f"expert has the lowest total, {preset}, 2 seats vs strong", won["expert", preset], expert,
                        EXPERT_TARGET, f"{seconds['expert', preset] / WORKERS / 60:.1f} min "
                        f"on {WORKERS} cores") for preset in PRESETS]
     slow, expert_slow, greedy_slow = p99(times["strong"]), p99(times["expert"]), p99(times["greedy"])
@@ -154,7 +154,7 @@ def run(four: int = FOUR_SEATS, two: int = TWO_SEATS, expert: int = EXPERT_GAMES
     return rows
 
 
-def _rate_row(name: str, won: int, games: int, target: float, versus: str) -> Row:
+def rate_row(name: str, won: int, games: int, target: float, versus: str) -> Row:
     return Row(name, 100 * won / games, "%", f"{games} games, 95% interval {_interval(won, games)}", 100 * target,
                versus)
 

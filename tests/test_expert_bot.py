@@ -172,3 +172,20 @@ def test_the_fine_measure_keeps_each_weighed_position_with_the_other_seats_real_
     best = fine.gain(worths, [max(range(len(w)), key=w.__getitem__) for w in worths])
     for reading in [(expert_module.SURE, expert_module.CONFIRM, True), *fine.READINGS.values()]:
         assert fine.gain(worths, [fine.chosen((reading, position)) for position in kept]) <= best
+
+
+def test_the_told_measure_deals_the_other_seats_real_hand_in_every_world_and_its_move_is_legal():
+    """bench/told.py: the search told the other seat's cards reads them as each move is asked for, deals exactly
+    them to that seat in its worlds, and plays a move the table accepts."""
+    from bench import told
+    table = InProcessTable(dealer=(dealer := Dealer(seeded(7, "told"))))
+    table.handle(StartGame(game_id="told", players=2, rules=ONE_HAND["contract"]))
+    table.handle(dealer.deal(table.state))
+    state, seat = table.state, table.state.turn
+    bot = told.Told(random.Random(7))
+    move = bot.move(state, seat)
+    other = state.hands[1 - seat]
+    assert bot.other == Counter(other)
+    for world in range(3):
+        assert sorted(hidden_deal(sight_of(state, seat), random.Random(world), bot.other)[:len(other)]) == sorted(other)
+    assert not any(isinstance(event, Rejected) for event in table.handle(move))
