@@ -220,6 +220,7 @@ async def test_every_move_by_clicks_runs_arranged_an_end_chosen_a_claim_a_swap_a
     await caught_up(page, follower)
     assert sorted(follower.state.hands[PERSON]) == ["JK", "KD"], "the claim was won"
     await page.click("#draw")
+    await page.wait_for_selector("#draw", state="hidden")   # the draw is in the page's view before a lay-off
     await pick(page, "JK")                                   # R13: a joker fits both ends of 3C..6C
     await page.click('.meld[data-meld="0.1"]')
     assert await page.locator("#choices [data-end]").evaluate_all("bs => bs.map(b => b.dataset.end)") == [
