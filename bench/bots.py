@@ -128,17 +128,17 @@ def run(four: int = FOUR_SEATS, two: int = TWO_SEATS, expert: int = EXPERT_GAMES
             for name, found in spent.items():
                 times.setdefault(name, []).extend(found)
     rows = [rate_row(f"last hands someone goes out of, {preset}, strong vs 3 greedy", finished["four", preset], four,
-                      FINISHED_TARGET, f"{seconds['four', preset] / WORKERS / 60:.1f} min on {WORKERS} cores")
+                     FINISHED_TARGET, f"{seconds['four', preset] / WORKERS / 60:.1f} min on {WORKERS} cores")
             for preset in PRESETS]
     rows += [
         rate_row("strong bot has the lowest total, 4 seats vs 3 greedy", won["four", "zioncheck"], four, FOUR_TARGET,
-                  "a greedy bot in its seat: 25.0% (one seat of four)"),
+                 "a greedy bot in its seat: 25.0% (one seat of four)"),
         rate_row("strong bot wins, 2 seats vs greedy", won["two", "zioncheck"], two, TWO_TARGET,
-                  "a greedy bot in its seat: 50.0% (one seat of two)"),
+                 "a greedy bot in its seat: 50.0% (one seat of two)"),
     ]
     rows += [rate_row(f"expert has the lowest total, {preset}, 2 seats vs strong", won["expert", preset], expert,
-                       EXPERT_TARGET, f"{seconds['expert', preset] / WORKERS / 60:.1f} min "
-                       f"on {WORKERS} cores") for preset in PRESETS]
+                      EXPERT_TARGET, f"{seconds['expert', preset] / WORKERS / 60:.1f} min "
+                      f"on {WORKERS} cores") for preset in PRESETS]
     slow, expert_slow, greedy_slow = p99(times["strong"]), p99(times["expert"]), p99(times["greedy"])
     rows += [
         Row("strong bot decision p99, CPU", 1000 * slow, "ms", f"{len(times['strong']):,} decisions in those games",

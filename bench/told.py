@@ -48,9 +48,9 @@ class Told(ExpertBot):
         return options[0] if len(options) < 2 else search(sight, options, self.worlds, self.other)
 
 
-def play(game: tuple[tuple[str, ...], str, str]) -> tuple[int, bool]:
-    """One of `bench bots`' expert games with the told search in the expert's seat: that seat, and whether it has
-    the lowest total (a tie on the lowest counts, as there)."""
+def play(game: tuple[tuple[str, ...], str, str]) -> bool:
+    """One of `bench bots`' expert games with the told search in the expert's seat: whether that seat has the
+    lowest total (a tie on the lowest counts, as there)."""
     names, game_id, preset = game
     rng = game_rng(SEED, game_id)
     seat = names.index("expert")
@@ -62,7 +62,7 @@ def play(game: tuple[tuple[str, ...], str, str]) -> tuple[int, bool]:
         table.handle(dealer.deal(table.state))
         play_hand(table, bots, rng)   # type: ignore[arg-type]  # each is a Bot
         table.handle(dealer.reveal(table.state.hand))
-    return seat, seat in table.state.winners
+    return seat in table.state.winners
 
 
 def run(games: int = GAMES) -> list[Row]:
@@ -70,10 +70,10 @@ def run(games: int = GAMES) -> list[Row]:
     with Pool(WORKERS, initializer=clear_memory) as pool:
         for preset in PRESETS:
             started = time.monotonic()
-            won = sum(lowest for _, lowest in pool.imap(play, paired("expert", "strong", games, preset)))
+            won = sum(pool.imap(play, paired("expert", "strong", games, preset)))
             print(f"told: {preset}, {games} games, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
             rows.append(rate_row(f"expert told the other seat's cards, {preset}, 2 seats vs strong", won, games,
-                                  EXPERT_TARGET, "bench bots' expert row: the same deals, the cards unknown"))
+                                 EXPERT_TARGET, "bench bots' expert row: the same deals, the cards unknown"))
     return rows
 
 
