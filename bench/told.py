@@ -3,8 +3,8 @@
 The expert (bots/expert.py) deals the cards its seat has not seen at random, less those it saw the other seat take
 (`Taken`). Here the same search, the same moves weighed, the same thresholds and rollouts, is told the other seat's
 real hand at each decision and deals it to that seat in every world; only the stock is left to chance. It plays
-the first GAMES deals of `bench bots`' expert rows (the same game ids, the seats swapped deal by deal) against the
-strong bot, and the row is how often it has the lowest total, held to the expert's target (55%): whether the
+the first GAMES games of `bench bots`' expert rows (the same game ids: GAMES / 2 deals, each with the seats swapped)
+against the strong bot, and the row is how often it has the lowest total, held to the expert's target (55%): whether the
 search would reach it if its worlds held the real cards. It reads a hidden hand, so it is a measure of the search,
 never a bot anyone can seat:
 
