@@ -1,6 +1,7 @@
 """Whole games between bots, in process: what `zioncheck simulate` plays."""
 import math
 import random
+from collections.abc import Callable
 
 from zioncheck.application.seeds import Dealer, seeded
 from zioncheck.application.turns import InProcessTable
@@ -26,11 +27,13 @@ def game_rng(seed: int | str, game_id: str) -> random.Random:
     return random.Random(f"{seed}/{game_id}/bots")
 
 
-def play_game(bot_names: list[str], seed: int | str, game_id: str, rules: Rules = DEFAULT_RULES) -> InProcessTable:
+def play_game(bot_names: list[str], seed: int | str, game_id: str, rules: Rules = DEFAULT_RULES,
+              make: Callable[[str, random.Random], Bot] = make_bot) -> InProcessTable:
     """One whole game of `rules` (R24; six hands of Zioncheck unless they say otherwise); the same seed,
-    bots, id and rules give the same log, byte for byte."""
+    bots, id and rules give the same log, byte for byte. `make` builds each seat's bot from its name and the
+    game's generator (a bench wraps or replaces the house's bots so)."""
     rng = game_rng(seed, game_id)
-    bots = [make_bot(name, rng) for name in bot_names]
+    bots = [make(name, rng) for name in bot_names]
     dealer = Dealer(seeded(seed, game_id))
     table = InProcessTable(dealer=dealer)
     table.handle(StartGame(game_id=game_id, players=len(bots), rules=rules))

@@ -18,17 +18,16 @@ bench's:
 
     python -m bench bots
 """
+import random
 import sys
 import time
 from multiprocessing import Pool
 
 from bench import Row
-from zioncheck.application.seeds import Dealer, seeded
-from zioncheck.application.simulation import game_rng, hand_results, play_hand, wilson
-from zioncheck.application.turns import InProcessTable
+from zioncheck.application.simulation import hand_results, play_game, wilson
 from zioncheck.bots import Bot, make_bot
 from zioncheck.bots.shortfall import clear_memory
-from zioncheck.contracts.commands import Rules, StartGame
+from zioncheck.contracts.commands import Rules
 
 FOUR_SEATS, TWO_SEATS, EXPERT_GAMES, SEED = 400, 400, 400, "bots"
 PRESETS = ("zioncheck", "contract", "liverpool")
@@ -69,15 +68,11 @@ def play(game: Game) -> tuple[tuple[str, ...], tuple[int, ...], bool, dict[str, 
     started = time.process_time()
     names, game_id, preset = game
     times: dict[str, list[float]] = {}
-    rng = game_rng(SEED, game_id)
-    bots = [Timed(make_bot(name, rng), times.setdefault(name, [])) for name in names]
-    dealer = Dealer(seeded(SEED, game_id))
-    table = InProcessTable(dealer=dealer)
-    table.handle(StartGame(game_id=game_id, players=len(bots), rules=Rules(preset=preset)))  # type: ignore[arg-type]
-    while not table.state.game_over:
-        table.handle(dealer.deal(table.state))
-        play_hand(table, bots, rng)   # type: ignore[arg-type]  # a Timed bot is a Bot
-        table.handle(dealer.reveal(table.state.hand))
+
+    def timed(name: str, rng: random.Random) -> Timed:
+        return Timed(make_bot(name, rng), times.setdefault(name, []))
+
+    table = play_game(list(names), SEED, game_id, Rules(preset=preset), timed)  # type: ignore[arg-type]  # a Timed bot is a Bot
     ended = hand_results(table.log)[-1].winner is not None
     return names, table.state.winners, ended, times, time.process_time() - started
 

@@ -18,14 +18,12 @@ from multiprocessing import Pool
 
 from bench import Row
 from bench.bots import EXPERT_TARGET, PRESETS, SEED, WORKERS, paired, rate_row
-from zioncheck.application.seeds import Dealer, seeded
-from zioncheck.application.simulation import game_rng, play_hand
-from zioncheck.application.turns import InProcessTable
+from zioncheck.application.simulation import play_game
 from zioncheck.bots.expert import ExpertBot, search
 from zioncheck.bots.shortfall import clear_memory
 from zioncheck.bots.sight import Sight
 from zioncheck.bots.strong import StrongBot
-from zioncheck.contracts.commands import Command, Rules, StartGame
+from zioncheck.contracts.commands import Command, Rules
 from zioncheck.domain.state import GameState
 
 GAMES = 200
@@ -52,17 +50,9 @@ def play(game: tuple[tuple[str, ...], str, str]) -> bool:
     """One of `bench bots`' expert games with the told search in the expert's seat: whether that seat has the
     lowest total (a tie on the lowest counts, as there)."""
     names, game_id, preset = game
-    rng = game_rng(SEED, game_id)
-    seat = names.index("expert")
-    bots = [Told(rng) if name == "expert" else StrongBot(rng) for name in names]
-    dealer = Dealer(seeded(SEED, game_id))
-    table = InProcessTable(dealer=dealer)
-    table.handle(StartGame(game_id=game_id, players=2, rules=Rules(preset=preset)))  # type: ignore[arg-type]
-    while not table.state.game_over:
-        table.handle(dealer.deal(table.state))
-        play_hand(table, bots, rng)   # type: ignore[arg-type]  # each is a Bot
-        table.handle(dealer.reveal(table.state.hand))
-    return seat in table.state.winners
+    table = play_game(list(names), SEED, game_id, Rules(preset=preset),  # type: ignore[arg-type]
+                      lambda name, rng: Told(rng) if name == "expert" else StrongBot(rng))
+    return names.index("expert") in table.state.winners
 
 
 def run(games: int = GAMES) -> list[Row]:
